@@ -1,0 +1,4 @@
+import { Schema } from "effect"
+
+/** A JSON boolean only: `"true"` and `1` are type errors, not truthy values. */
+export const StrictBoolean = Schema.Boolean.annotations({ description: "a boolean (true or false)" })

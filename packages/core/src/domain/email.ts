@@ -1,0 +1,53 @@
+import { Schema } from "effect"
+import { issue } from "./field-issue.js"
+
+const MAX_LENGTH = 254
+const MAX_LOCAL_LENGTH = 64
+const LOCAL_PART = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*$/
+const LABEL = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/
+const HAS_LETTER = /[A-Za-z]/
+
+/** Trims ASCII whitespace only (CONTRACT: "after trimming ASCII whitespace"); String#trim would eat Unicode spaces. */
+const trimAscii = (value: string): string => value.replace(/^[\t\n\f\r ]+|[\t\n\f\r ]+$/g, "")
+
+const isPlainAddress = (value: string): boolean => {
+  const at = value.indexOf("@")
+  if (at < 0 || at !== value.lastIndexOf("@")) return false
+  const local = value.slice(0, at)
+  const labels = value.slice(at + 1).split(".")
+  return (
+    local.length <= MAX_LOCAL_LENGTH &&
+    LOCAL_PART.test(local) &&
+    labels.length >= 2 &&
+    labels.every((label) => LABEL.test(label)) &&
+    HAS_LETTER.test(labels[labels.length - 1] ?? "")
+  )
+}
+
+const lowerCaseDomain = (address: string): string => {
+  const at = address.indexOf("@")
+  return address.slice(0, at) + address.slice(at).toLowerCase()
+}
+
+const CheckedAddress = Schema.String.pipe(
+  Schema.minLength(1, issue("too_short", "must not be empty")),
+  Schema.maxLength(MAX_LENGTH, issue("too_long", `must be at most ${MAX_LENGTH} characters`)),
+  Schema.filter(isPlainAddress, issue("invalid_format", "must be a plain email address (local@domain.tld)"))
+)
+
+const TrimmedString = Schema.transform(Schema.String, Schema.String, { strict: true, decode: trimAscii, encode: (a) => a })
+const DomainLowerCased = Schema.transform(Schema.String, Schema.String, { strict: true, decode: lowerCaseDomain, encode: (a) => a })
+
+/**
+ * An email address as CONTRACT.md defines it: ASCII whitespace trimmed, plain dot-atom form, domain lower-cased.
+ * Decoding normalises; the decoded value is what is stored and returned.
+ */
+export const Email = TrimmedString.pipe(Schema.compose(CheckedAddress), Schema.compose(DomainLowerCased), Schema.brand("Email")).annotations({
+  identifier: "Email",
+  description: "a plain email address",
+  jsonSchema: { type: "string", format: "email", minLength: 1, maxLength: MAX_LENGTH }
+})
+export type Email = typeof Email.Type
+
+/** The key that makes two addresses the same account: the whole address, case-insensitively. */
+export const emailKey = (email: Email): string => email.toLowerCase()

@@ -1,0 +1,29 @@
+import { Data } from "effect"
+import type { FieldIssue } from "./field-issue.js"
+
+/** Input broke a field rule; one issue per field, sorted by pointer. */
+export class ValidationError extends Data.TaggedError("ValidationError")<{
+  readonly issues: ReadonlyArray<FieldIssue>
+}> {}
+
+/** The resource does not exist or is not the caller's (the two are indistinguishable on purpose). */
+export class NotFound extends Data.TaggedError("NotFound")<{
+  readonly resource: "payment_method"
+}> {}
+
+/** No usable credential (`missing`) or a credential the authenticator does not accept (`invalid_token`). */
+export class Unauthenticated extends Data.TaggedError("Unauthenticated")<{
+  readonly reason: "missing" | "invalid_token"
+}> {}
+
+/** A valid credential without the right to this operation (a client on a user operation). */
+export class InsufficientScope extends Data.TaggedError("InsufficientScope")<{}> {}
+
+/** A dependency cannot serve now (store unreachable, hashing saturated); the caller may retry later. */
+export class Unavailable extends Data.TaggedError("Unavailable")<{
+  readonly reason: "store_unreachable" | "hashing_saturated"
+  readonly retryAfterSeconds: number
+  readonly cause?: unknown
+}> {}
+
+export type DomainError = ValidationError | NotFound | Unauthenticated | InsufficientScope | Unavailable

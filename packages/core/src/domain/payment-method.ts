@@ -1,0 +1,40 @@
+import { Schema } from "effect"
+import type { PaymentMethodId, UserId } from "./ids.js"
+import { StrictBoolean } from "./boolean.js"
+import { issue } from "./field-issue.js"
+
+/** `is_default` may only confirm the operation: `false` would ask for something this route does not do. */
+const OnlyTrue = StrictBoolean.pipe(Schema.filter((value) => value, issue("not_allowed", "may only be true")))
+
+export interface PaymentMethod {
+  readonly id: PaymentMethodId
+  readonly userId: UserId
+  readonly isDefault: boolean
+  readonly createdAt: Date
+  readonly updatedAt: Date
+}
+
+/** Set-default body: `{}` or `{"is_default": true}`; no body at all counts as `{}`. */
+export const SetDefaultBody = Schema.Struct({ is_default: Schema.optional(OnlyTrue) }).annotations({
+  identifier: "PaymentMethodUpdate"
+})
+
+export const PaymentMethodView = Schema.Struct({
+  id: Schema.String,
+  is_default: Schema.Boolean,
+  created_at: Schema.String.annotations({ jsonSchema: { type: "string", format: "date-time" } }),
+  updated_at: Schema.String.annotations({ jsonSchema: { type: "string", format: "date-time" } })
+}).annotations({ identifier: "PaymentMethod" })
+export type PaymentMethodView = typeof PaymentMethodView.Type
+
+export const PaymentMethodList = Schema.Struct({ data: Schema.Array(PaymentMethodView) }).annotations({
+  identifier: "PaymentMethodList"
+})
+export type PaymentMethodList = typeof PaymentMethodList.Type
+
+export const toPaymentMethodView = (method: PaymentMethod): PaymentMethodView => ({
+  id: method.id,
+  is_default: method.isDefault,
+  created_at: method.createdAt.toISOString(),
+  updated_at: method.updatedAt.toISOString()
+})

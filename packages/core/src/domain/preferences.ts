@@ -1,0 +1,89 @@
+import { Equal, Schema } from "effect"
+import { LanguageTag } from "./language.js"
+import { TimezoneOffset } from "./timezone.js"
+import { StrictBoolean } from "./boolean.js"
+
+/** A user's preferences record, one per user. */
+export interface Preferences {
+  readonly id: number
+  readonly language: LanguageTag
+  readonly timezone: TimezoneOffset
+  readonly mfaEnabled: boolean
+  readonly createdAt: Date
+  readonly updatedAt: Date
+}
+
+/** The values a new record starts with (CONTRACT: created on first read or write). */
+export const defaultPreferenceValues = {
+  language: LanguageTag.make("en"),
+  timezone: TimezoneOffset.make(0),
+  mfaEnabled: false
+} as const
+
+
+/** Read-only fields: accepted whatever their type or value, then ignored. */
+const ReadOnly = Schema.optional(Schema.Unknown)
+
+/**
+ * The PUT body, in wire form (snake_case). Every field is optional (merge semantics); unknown fields are rejected
+ * by the decoder's `onExcessProperty: "error"`.
+ */
+export const PreferencesPatchBody = Schema.Struct({
+  id: ReadOnly,
+  language: Schema.optional(LanguageTag),
+  timezone: Schema.optional(TimezoneOffset),
+  mfa_enabled: Schema.optional(StrictBoolean),
+  created_at: ReadOnly,
+  updated_at: ReadOnly
+}).annotations({ identifier: "PreferencesUpdate" })
+export type PreferencesPatchBody = typeof PreferencesPatchBody.Type
+
+export interface PreferencesPatch {
+  readonly language?: LanguageTag
+  readonly timezone?: TimezoneOffset
+  readonly mfaEnabled?: boolean
+}
+
+export const toPatch = (body: PreferencesPatchBody): PreferencesPatch => ({
+  ...(body.language !== undefined && { language: body.language }),
+  ...(body.timezone !== undefined && { timezone: body.timezone }),
+  ...(body.mfa_enabled !== undefined && { mfaEnabled: body.mfa_enabled })
+})
+
+/**
+ * Merges a patch into a record. `updatedAt` moves to `now` only when a value really changes, so a repeated PUT is
+ * a no-op; `id` and `createdAt` never change. Returns the same object when nothing changed.
+ */
+export const applyPatch = (current: Preferences, patch: PreferencesPatch, now: Date): Preferences => {
+  const language = patch.language ?? current.language
+  const timezone = patch.timezone ?? current.timezone
+  const mfaEnabled = patch.mfaEnabled ?? current.mfaEnabled
+  if (
+    Equal.equals(language, current.language) &&
+    timezone === current.timezone &&
+    mfaEnabled === current.mfaEnabled
+  ) {
+    return current
+  }
+  return { ...current, language, timezone, mfaEnabled, updatedAt: now }
+}
+
+/** The wire form of a record (CONTRACT "Resources"). */
+export const PreferencesView = Schema.Struct({
+  id: Schema.Int,
+  language: Schema.String,
+  timezone: Schema.Int,
+  mfa_enabled: Schema.Boolean,
+  created_at: Schema.String.annotations({ jsonSchema: { type: "string", format: "date-time" } }),
+  updated_at: Schema.String.annotations({ jsonSchema: { type: "string", format: "date-time" } })
+}).annotations({ identifier: "Preferences" })
+export type PreferencesView = typeof PreferencesView.Type
+
+export const toPreferencesView = (record: Preferences): PreferencesView => ({
+  id: record.id,
+  language: record.language,
+  timezone: record.timezone,
+  mfa_enabled: record.mfaEnabled,
+  created_at: record.createdAt.toISOString(),
+  updated_at: record.updatedAt.toISOString()
+})

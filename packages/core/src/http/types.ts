@@ -1,0 +1,78 @@
+import type { ManagedRuntime } from "effect"
+import type { Authenticator } from "../ports/authenticator.js"
+import type { PasswordHasher } from "../ports/password-hasher.js"
+import type { PaymentMethods } from "../ports/payment-methods.js"
+import type { PlanEntries } from "../ports/plan-entries.js"
+import type { PreferencesStore } from "../ports/preferences-store.js"
+import type { StoreAdmin } from "../ports/store-admin.js"
+
+/** What a store provides: every repository port, the authenticator over its credentials, and admin. */
+export type StoreServices = PlanEntries | PreferencesStore | PaymentMethods | Authenticator | StoreAdmin
+
+/** Everything the HTTP binding needs at run time. */
+export type AccordServices = StoreServices | PasswordHasher
+
+/** The runtime a host builds once (e.g. `ManagedRuntime.make(layer)`) and passes to an adapter. */
+export type AccordRuntime = ManagedRuntime.ManagedRuntime<AccordServices, unknown>
+
+/** Outcome of reading a request body through the adapter's reader. */
+export type BodyReadResult =
+  | { readonly _tag: "Read"; readonly bytes: Uint8Array }
+  | { readonly _tag: "TooLarge" }
+  /** The client went away or the stream broke; nothing will be answered to it. */
+  | { readonly _tag: "Aborted" }
+
+/**
+ * A transport-neutral request. Adapters fill it from their framework without interpreting anything: header names
+ * lower-case (as Node gives them), the raw URL path (no query string, still percent-encoded), and a body reader
+ * that the core calls only after the route and the credentials passed, with the byte limit to enforce.
+ */
+export interface HttpRequest {
+  readonly method: string
+  readonly path: string
+  readonly headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
+  /** Reads at most `limit` bytes of the body; reports TooLarge as soon as more arrive. Absent: no body at all. */
+  readonly readBody?: (limit: number) => Promise<BodyReadResult>
+}
+
+/** A transport-neutral response; adapters write it as it is (status, every header, body bytes). */
+export interface HttpResponse {
+  readonly status: number
+  readonly headers: Readonly<Record<string, string>>
+  /** UTF-8 text or bytes; undefined for no body (204, HEAD). */
+  readonly body: string | Uint8Array | undefined
+}
+
+/** One line per answered request, for the host's logger. Never carries credentials or bodies. */
+export interface RequestLog {
+  readonly requestId: string
+  readonly method: string
+  /** The route template (e.g. `/api/payments/v1/payment-methods/{id}/`), or undefined when no route matched. */
+  readonly route: string | undefined
+  readonly status: number
+  readonly durationMs: number
+}
+
+export interface HttpHandlerOptions {
+  readonly runtime: AccordRuntime
+  /** Mount prefix, default `/api`. Paths outside it are 404 problems. */
+  readonly prefix?: string
+  /** Request body limit in bytes, default 16384. */
+  readonly bodyLimit?: number
+  /** Static files of the offline API reference page, served under `{prefix}/docs`. */
+  readonly docs?: DocsAssets
+  readonly onResponse?: (log: RequestLog) => void
+  /** Called for every 500 with the request id; the client sees only a generic problem. */
+  readonly onInternalError?: (requestId: string, cause: unknown) => void
+}
+
+export interface StaticAsset {
+  readonly contentType: string
+  readonly body: Uint8Array
+}
+
+/** Files of the API reference UI, by file name relative to `{prefix}/docs/`. */
+export type DocsAssets = ReadonlyMap<string, StaticAsset>
+
+/** The one function adapters call. Never rejects: every failure is already a response. */
+export type HttpHandler = (request: HttpRequest) => Promise<HttpResponse>

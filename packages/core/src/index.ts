@@ -1,0 +1,3 @@
+export * from "./domain/index.js"
+export * from "./ports/index.js"
+export * from "./use-cases/index.js"

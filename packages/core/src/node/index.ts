@@ -1,0 +1,2 @@
+export * from "./scrypt-hasher.js"
+export * from "./token-digest.js"

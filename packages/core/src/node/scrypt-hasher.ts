@@ -1,0 +1,87 @@
+import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from "node:crypto"
+import { Effect, Layer, Redacted } from "effect"
+import { Unavailable } from "../domain/errors.js"
+import { PasswordHash } from "../domain/password.js"
+import { PasswordHasher } from "../ports/password-hasher.js"
+
+export interface ScryptHasherOptions {
+  /** CPU/memory cost, a power of two. CONTRACT production minimum: 2^15. */
+  readonly N?: number
+  readonly r?: number
+  readonly p?: number
+  /** Hashes computed at once (each takes a libuv thread and 128*N*r bytes). */
+  readonly maxConcurrent?: number
+  /** Hash requests allowed to wait for a slot; past that the hasher answers Unavailable at once. */
+  readonly maxQueued?: number
+  readonly retryAfterSeconds?: number
+}
+
+/** CONTRACT's production default: N=2^15, r=8, p=3. */
+export const productionScryptCost = { N: 2 ** 15, r: 8, p: 3 } as const
+/** Cheap parameters for tests only: the format and the salt are the same, the work is not. */
+export const testScryptCost = { N: 2 ** 10, r: 8, p: 1 } as const
+
+const SALT_BYTES = 16
+const KEY_BYTES = 32
+
+const derive = (password: string, salt: Buffer, cost: ScryptOptions & { N: number; r: number }) =>
+  Effect.async<Buffer, Error>((resume) => {
+    // scrypt needs 128*N*r bytes; node's default maxmem (32 MiB) is exactly too small for N=2^15, r=8.
+    scrypt(password, salt, KEY_BYTES, { ...cost, maxmem: 256 * cost.N * cost.r }, (error, key) =>
+      resume(error ? Effect.fail(error) : Effect.succeed(key))
+    )
+  })
+
+const encode = (cost: { N: number; r: number; p: number }, salt: Buffer, key: Buffer): PasswordHash =>
+  PasswordHash.make(`scrypt$${cost.N}$${cost.r}$${cost.p}$${salt.toString("base64")}$${key.toString("base64")}`)
+
+const decodeHash = (hash: PasswordHash) => {
+  const [scheme, N, r, p, salt, key] = hash.split("$")
+  if (scheme !== "scrypt" || N === undefined || r === undefined || p === undefined || salt === undefined || key === undefined) {
+    return undefined
+  }
+  return { cost: { N: Number(N), r: Number(r), p: Number(p) }, salt: Buffer.from(salt, "base64"), key: Buffer.from(key, "base64") }
+}
+
+/** scrypt via node:crypto with a random salt per hash and bounded concurrency (503 when saturated). */
+export const makeScryptHasher = (options: ScryptHasherOptions = {}) =>
+  Effect.gen(function* () {
+    const cost = { N: options.N ?? productionScryptCost.N, r: options.r ?? productionScryptCost.r, p: options.p ?? productionScryptCost.p }
+    const maxConcurrent = options.maxConcurrent ?? 4
+    const maxQueued = options.maxQueued ?? 64
+    const saturated = new Unavailable({ reason: "hashing_saturated", retryAfterSeconds: options.retryAfterSeconds ?? 1 })
+    const slots = yield* Effect.makeSemaphore(maxConcurrent)
+    let admitted = 0
+
+    const bounded = <A>(work: Effect.Effect<A, Error>): Effect.Effect<A, Unavailable> =>
+      Effect.suspend(() => {
+        if (admitted >= maxConcurrent + maxQueued) return Effect.fail(saturated)
+        admitted++
+        return slots.withPermits(1)(work).pipe(
+          Effect.mapError((cause) => new Unavailable({ reason: "hashing_saturated", retryAfterSeconds: 1, cause })),
+          Effect.ensuring(Effect.sync(() => admitted--))
+        )
+      })
+
+    return PasswordHasher.of({
+      hash: (password) =>
+        bounded(
+          Effect.suspend(() => {
+            const salt = randomBytes(SALT_BYTES)
+            return Effect.map(derive(Redacted.value(password), salt, cost), (key) => encode(cost, salt, key))
+          })
+        ),
+      verify: (password, hash) => {
+        const stored = decodeHash(hash)
+        if (stored === undefined) return Effect.succeed(false)
+        return bounded(
+          Effect.map(derive(Redacted.value(password), stored.salt, stored.cost), (key) =>
+            key.length === stored.key.length && timingSafeEqual(key, stored.key)
+          )
+        )
+      }
+    })
+  })
+
+export const ScryptPasswordHasherLive = (options: ScryptHasherOptions = {}): Layer.Layer<PasswordHasher> =>
+  Layer.effect(PasswordHasher, makeScryptHasher(options))

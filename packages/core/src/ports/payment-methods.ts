@@ -1,0 +1,23 @@
+import { Context, type Effect } from "effect"
+import type { NotFound, Unavailable } from "../domain/errors.js"
+import type { PaymentMethodId, UserId } from "../domain/ids.js"
+import type { PaymentMethod } from "../domain/payment-method.js"
+
+/** A user's payment methods. Invariant: at most one default per user at every instant. */
+export class PaymentMethods extends Context.Tag("@accord/core/PaymentMethods")<
+  PaymentMethods,
+  {
+    /** The user's methods ordered by id in code-point order. */
+    readonly listByUser: (userId: UserId) => Effect.Effect<ReadonlyArray<PaymentMethod>, Unavailable>
+    /**
+     * Atomically makes `id` the user's only default. NotFound when the method does not exist or is another user's.
+     * Already the default: returns it unchanged. Otherwise the previous default (if any) and this method get
+     * `updatedAt = now`.
+     */
+    readonly setDefault: (
+      userId: UserId,
+      id: PaymentMethodId,
+      now: Date
+    ) => Effect.Effect<PaymentMethod, NotFound | Unavailable>
+  }
+>() {}

@@ -76,3 +76,20 @@ export type DocsAssets = ReadonlyMap<string, StaticAsset>
 
 /** The one function adapters call. Never rejects: every failure is already a response. */
 export type HttpHandler = (request: HttpRequest) => Promise<HttpResponse>
+
+/** Options every adapter's standalone server factory takes. */
+export interface StandaloneServerOptions extends HttpHandlerOptions {
+  /** Default 127.0.0.1. */
+  readonly host?: string
+  /** Default 3000; 0 picks a free port. */
+  readonly port?: number
+  /** How long `close()` lets accepted requests finish before closing the rest, default 10000 ms. */
+  readonly drainTimeoutMs?: number
+}
+
+/** A listening server. `close()` drains: stops accepting, answers what it accepted, then closes connections. */
+export interface RunningServer {
+  /** `http://HOST:PORT` with the actual port. */
+  readonly url: string
+  readonly close: () => Promise<void>
+}

@@ -1,0 +1,1 @@
+export { makeMemoryStore, MemoryStoreLive, type MemoryStoreServices } from "./memory-store.js"

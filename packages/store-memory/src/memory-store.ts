@@ -1,0 +1,32 @@
+import { Context, Effect, Layer } from "effect"
+import { Authenticator, PaymentMethods, PlanEntries, PreferencesStore, StoreAdmin, type Seed } from "@accord/core"
+import { makeAuthenticator } from "./authenticator.js"
+import { makePaymentMethods } from "./payment-methods.js"
+import { makePlanEntries } from "./plan-entries.js"
+import { makePreferencesStore } from "./preferences.js"
+import { loadSeedInto, makeStoreAdmin } from "./store-admin.js"
+import { makeMemoryState } from "./state.js"
+
+/** Every port a store provides (the same union as core's `StoreServices`). */
+export type MemoryStoreServices = PlanEntries | PreferencesStore | PaymentMethods | Authenticator | StoreAdmin
+
+/**
+ * A fresh in-process store: each build of the layer starts empty (then loads `seed`, when given). Nothing outlives
+ * the process.
+ */
+export const makeMemoryStore = (seed?: Seed): Layer.Layer<MemoryStoreServices> =>
+  Layer.effectContext(
+    Effect.gen(function* () {
+      const state = yield* makeMemoryState
+      if (seed !== undefined) yield* loadSeedInto(state, seed)
+      return Context.make(PlanEntries, makePlanEntries(state)).pipe(
+        Context.add(PreferencesStore, makePreferencesStore(state)),
+        Context.add(PaymentMethods, makePaymentMethods(state)),
+        Context.add(Authenticator, makeAuthenticator(state)),
+        Context.add(StoreAdmin, makeStoreAdmin(state))
+      )
+    })
+  )
+
+/** An empty memory store; load data through `StoreAdmin.loadSeed` or use `makeMemoryStore(seed)`. */
+export const MemoryStoreLive: Layer.Layer<MemoryStoreServices> = makeMemoryStore()

@@ -1,0 +1,61 @@
+import { Effect, Either, HashMap, Option, Ref } from "effect"
+import { NotFound, PaymentMethods, type PaymentMethod, type PaymentMethodId, type UserId } from "@accord/core"
+import type { MemoryState, PaymentMethodsState } from "./state.js"
+
+/** Payment method ids are ASCII (`[A-Za-z0-9_-]`), so UTF-16 order is code-point order here. */
+export const byId = (a: PaymentMethod, b: PaymentMethod): number => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+
+const methodsOf = (state: PaymentMethodsState, userId: UserId): ReadonlyArray<PaymentMethod> =>
+  Option.getOrElse(HashMap.get(state.byUser, userId), () => [])
+
+const notFound = new NotFound({ resource: "payment_method" })
+
+/**
+ * Makes `id` the user's only default in one state transition: there is no state in which the old default is still
+ * set and the new one is too, nor one with neither when a default existed.
+ */
+const setDefaultIn = (
+  state: PaymentMethodsState,
+  userId: UserId,
+  id: PaymentMethodId,
+  now: Date
+): readonly [Either.Either<PaymentMethod, NotFound>, PaymentMethodsState] => {
+  const methods = methodsOf(state, userId)
+  const target = methods.find((method) => method.id === id)
+  if (target === undefined) return [Either.left(notFound), state]
+  if (target.isDefault) return [Either.right(target), state]
+  const chosen: PaymentMethod = { ...target, isDefault: true, updatedAt: now }
+  const next = methods.map((method) =>
+    method.id === id ? chosen : method.isDefault ? { ...method, isDefault: false, updatedAt: now } : method
+  )
+  return [Either.right(chosen), { ...state, byUser: HashMap.set(state.byUser, userId, next) }]
+}
+
+/** Adds a method unless its id is taken (by anyone); a default is only honoured when the user has none yet. */
+export const insertIfAbsent = (
+  state: PaymentMethodsState,
+  method: { readonly id: PaymentMethodId; readonly userId: UserId; readonly isDefault: boolean },
+  now: Date
+): readonly [added: boolean, next: PaymentMethodsState] => {
+  if (HashMap.has(state.owners, method.id)) return [false, state]
+  const methods = methodsOf(state, method.userId)
+  const isDefault = method.isDefault && !methods.some((existing) => existing.isDefault)
+  const added: PaymentMethod = { id: method.id, userId: method.userId, isDefault, createdAt: now, updatedAt: now }
+  return [
+    true,
+    {
+      owners: HashMap.set(state.owners, method.id, method.userId),
+      byUser: HashMap.set(state.byUser, method.userId, [...methods, added].sort(byId))
+    }
+  ]
+}
+
+export const makePaymentMethods = (state: MemoryState) =>
+  PaymentMethods.of({
+    listByUser: (userId) => Effect.map(Ref.get(state.paymentMethods), (current) => methodsOf(current, userId)),
+    setDefault: (userId, id, now) =>
+      Effect.flatMap(
+        Ref.modify(state.paymentMethods, (current) => setDefaultIn(current, userId, id, now)),
+        (outcome) => outcome
+      )
+  })

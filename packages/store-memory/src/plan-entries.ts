@@ -1,0 +1,13 @@
+import { Effect, HashMap, Option, Ref } from "effect"
+import { PlanEntries } from "@accord/core"
+import type { MemoryState } from "./state.js"
+
+export const makePlanEntries = (state: MemoryState) =>
+  PlanEntries.of({
+    insertIfAbsent: (entry) =>
+      Ref.modify(state.planEntries, (entries) =>
+        HashMap.has(entries, entry.emailKey) ? [false, entries] : [true, HashMap.set(entries, entry.emailKey, entry)]
+      ),
+    findByEmailKey: (emailKey) =>
+      Effect.map(Ref.get(state.planEntries), (entries) => Option.getOrUndefined(HashMap.get(entries, emailKey)))
+  })

@@ -1,0 +1,41 @@
+import { Effect, HashMap, Ref } from "effect"
+import type { PaymentMethod, PaymentMethodId, PlanEntry, Preferences, Principal, UserId } from "@accord/core"
+
+/** A credential as the store keeps it: the SHA-256 digest of the token, never the token itself. */
+export interface StoredCredential {
+  readonly digest: string
+  readonly principal: Principal
+}
+
+export interface PreferencesState {
+  /** Store-wide record ids: 1, 2, 3, ... in order of creation. */
+  readonly nextId: number
+  readonly byUser: HashMap.HashMap<UserId, Preferences>
+}
+
+export interface PaymentMethodsState {
+  /** Ids are unique across users; this says whose each one is. */
+  readonly owners: HashMap.HashMap<PaymentMethodId, UserId>
+  /** Each user's methods, kept sorted by id so a listing is a plain read. */
+  readonly byUser: HashMap.HashMap<UserId, ReadonlyArray<PaymentMethod>>
+}
+
+/**
+ * All of a memory store's data, one immutable value per area behind a Ref. Every write is a single `Ref.modify`,
+ * so it is atomic however fibers interleave, and every read sees a state some write left whole (a user never has
+ * two defaults, not even for an instant).
+ */
+export interface MemoryState {
+  readonly planEntries: Ref.Ref<HashMap.HashMap<string, PlanEntry>>
+  readonly preferences: Ref.Ref<PreferencesState>
+  readonly paymentMethods: Ref.Ref<PaymentMethodsState>
+  /** Keyed by token digest. */
+  readonly credentials: Ref.Ref<HashMap.HashMap<string, StoredCredential>>
+}
+
+export const makeMemoryState: Effect.Effect<MemoryState> = Effect.all({
+  planEntries: Ref.make(HashMap.empty<string, PlanEntry>()),
+  preferences: Ref.make<PreferencesState>({ nextId: 1, byUser: HashMap.empty() }),
+  paymentMethods: Ref.make<PaymentMethodsState>({ owners: HashMap.empty(), byUser: HashMap.empty() }),
+  credentials: Ref.make(HashMap.empty<string, StoredCredential>())
+})

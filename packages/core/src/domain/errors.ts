@@ -19,9 +19,12 @@ export class Unauthenticated extends Data.TaggedError("Unauthenticated")<{
 /** A valid credential without the right to this operation (a client on a user operation). */
 export class InsufficientScope extends Data.TaggedError("InsufficientScope")<{}> {}
 
-/** A dependency cannot serve now (store unreachable, hashing saturated); the caller may retry later. */
+/**
+ * A dependency cannot serve now (store unreachable, hashing saturated, the identity provider's key set cannot be
+ * fetched); the caller may retry later.
+ */
 export class Unavailable extends Data.TaggedError("Unavailable")<{
-  readonly reason: "store_unreachable" | "hashing_saturated"
+  readonly reason: "store_unreachable" | "hashing_saturated" | "identity_provider_unreachable"
   readonly retryAfterSeconds: number
   readonly cause?: unknown
 }> {}

@@ -1,0 +1,1 @@
+export { runStoreContract, type StoreServices } from "./store-contract.js"

@@ -1,0 +1,125 @@
+import { request as httpRequest } from "node:http"
+
+/**
+ * One HTTP/1.1 request with the bytes under the caller's control. `node:http` with `agent: false`: one connection
+ * per request (`Connection: close`), so no request can see another's leftovers.
+ *
+ * Body modes, at most one of them:
+ * - none of `body`, `chunks`: no body at all (neither Content-Length nor Transfer-Encoding is sent);
+ * - `body`: exactly these bytes with `Content-Length` (a zero-length `body` sends `Content-Length: 0`);
+ * - `chunks`: `Transfer-Encoding: chunked`, one chunk per entry;
+ * - `body` with `declaredLength`: announces `Content-Length: declaredLength` (larger than `body`), sends `body` and
+ *   never finishes the request, so only a server that answers without waiting for the rest gets a response.
+ */
+export interface RawRequest {
+  readonly method: string
+  /** Sent as is: already percent-encoded, may carry a query string. */
+  readonly path: string
+  /** Sent as given (names keep their case); `Host` and `Connection` are added by `node:http`. */
+  readonly headers?: Readonly<Record<string, string>>
+  readonly body?: string | Uint8Array
+  readonly chunks?: ReadonlyArray<string | Uint8Array>
+  readonly declaredLength?: number
+  /** How long to wait for the complete response, default 5000 ms. */
+  readonly timeoutMs?: number
+}
+
+export interface RawResponse {
+  readonly status: number
+  /** Lower-case names; a header sent more than once has its values joined by ", " (so duplicates show). */
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: Buffer
+}
+
+const toBuffer = (data: string | Uint8Array): Buffer => (typeof data === "string" ? Buffer.from(data, "utf8") : Buffer.from(data))
+
+const headersFromRaw = (raw: ReadonlyArray<string>): Record<string, string> => {
+  const headers: Record<string, string> = {}
+  for (let index = 0; index + 1 < raw.length; index += 2) {
+    const name = (raw[index] ?? "").toLowerCase()
+    const value = raw[index + 1] ?? ""
+    const previous = headers[name]
+    headers[name] = previous === undefined ? value : `${previous}, ${value}`
+  }
+  return headers
+}
+
+/** Sends `request` to `baseUrl` (`http://HOST:PORT`) and resolves with the complete response. */
+export const send = (baseUrl: string, request: RawRequest): Promise<RawResponse> => {
+  const url = new URL(baseUrl)
+  const timeoutMs = request.timeoutMs ?? 5000
+  const label = `${request.method} ${request.path}`
+  if (request.chunks !== undefined && request.body !== undefined) {
+    return Promise.reject(new Error(`${label}: give either body or chunks`))
+  }
+  if (request.declaredLength !== undefined && request.body === undefined) {
+    return Promise.reject(new Error(`${label}: declaredLength needs a body`))
+  }
+  return new Promise<RawResponse>((resolve, reject) => {
+    let settled = false
+    const req = httpRequest({
+      host: url.hostname,
+      port: url.port,
+      method: request.method,
+      path: request.path,
+      agent: false,
+      // A duplicate or odd header must reach the test as it came; the default parser is already strict enough.
+      insecureHTTPParser: false
+    })
+    const finish = (outcome: { ok: RawResponse } | { error: Error }): void => {
+      if (settled) return
+      settled = true
+      clearTimeout(timer)
+      req.destroy()
+      if ("ok" in outcome) resolve(outcome.ok)
+      else reject(outcome.error)
+    }
+    const timer = setTimeout(
+      () => finish({ error: new Error(`${label}: no complete response within ${timeoutMs} ms`) }),
+      timeoutMs
+    )
+    req.on("response", (res) => {
+      const parts: Array<Buffer> = []
+      res.on("data", (part: Buffer) => parts.push(part))
+      res.on("end", () =>
+        finish({ ok: { status: res.statusCode ?? 0, headers: headersFromRaw(res.rawHeaders), body: Buffer.concat(parts) } })
+      )
+      res.on("error", (error) => finish({ error }))
+    })
+    // A server may close the connection while we still write a body it refused; only an error before the complete
+    // response fails the request (finish ignores anything after it settled).
+    req.on("error", (error) => finish({ error: new Error(`${label}: ${error.message}`) }))
+
+    for (const [name, value] of Object.entries(request.headers ?? {})) req.setHeader(name, value)
+
+    if (request.chunks !== undefined) {
+      req.setHeader("Transfer-Encoding", "chunked")
+      for (const chunk of request.chunks) {
+        const bytes = toBuffer(chunk)
+        // A zero-length write would end the chunked stream early; empty entries mean nothing.
+        if (bytes.length > 0) req.write(bytes)
+      }
+      req.end()
+    } else if (request.body !== undefined) {
+      const bytes = toBuffer(request.body)
+      if (request.declaredLength !== undefined) {
+        req.setHeader("Content-Length", String(request.declaredLength))
+        req.flushHeaders()
+        if (bytes.length > 0) req.write(bytes)
+        // Deliberately not ended: the rest of the declared body never comes.
+      } else {
+        req.setHeader("Content-Length", String(bytes.length))
+        req.end(bytes)
+      }
+    } else {
+      req.removeHeader("Content-Length")
+      req.removeHeader("Transfer-Encoding")
+      req.end()
+    }
+  })
+}
+
+/** A client bound to one server. */
+export type RawClient = (request: RawRequest) => Promise<RawResponse>
+
+export const rawClient = (baseUrl: string): RawClient => (request) => send(baseUrl, request)

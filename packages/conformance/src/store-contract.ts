@@ -1,0 +1,407 @@
+import { randomBytes } from "node:crypto"
+import { describe, expect, layer } from "@effect/vitest"
+import { Effect, type Layer, Schema } from "effect"
+import {
+  Authenticator,
+  Email,
+  emailKey,
+  NotFound,
+  PasswordHash,
+  PaymentMethodId,
+  PaymentMethods,
+  PlanEntries,
+  PreferencesStore,
+  Seed,
+  StoreAdmin,
+  TimezoneOffset,
+  Unauthenticated,
+  UserId,
+  LanguageTag,
+  type PaymentMethod,
+  type Preferences,
+  type SeedInput
+} from "@accord/core"
+
+/** Every port a store provides (core's `StoreServices`). */
+export type StoreServices = PlanEntries | PreferencesStore | PaymentMethods | Authenticator | StoreAdmin
+
+/** Random suffix: the layer is built once per suite (and a database may outlive it), so no two tests share ids. */
+const unique = (prefix: string): string => `${prefix}_${randomBytes(8).toString("hex")}`
+const freshUser = (): UserId => UserId.make(unique("u"))
+const freshMethodId = (): PaymentMethodId => PaymentMethodId.make(unique("pm"))
+const freshToken = (): string => unique("tok")
+
+const decodeSeed = Schema.decodeUnknownSync(Seed)
+const decodeEmail = Schema.decodeUnknownSync(Email)
+
+const loadSeed = (input: SeedInput) => Effect.flatMap(StoreAdmin, (admin) => admin.loadSeed(decodeSeed(input)))
+const listByUser = (userId: UserId) => Effect.flatMap(PaymentMethods, (methods) => methods.listByUser(userId))
+const setDefault = (userId: UserId, id: PaymentMethodId, now: Date) =>
+  Effect.flatMap(PaymentMethods, (methods) => methods.setDefault(userId, id, now))
+const getOrCreate = (userId: UserId, now: Date) => Effect.flatMap(PreferencesStore, (store) => store.getOrCreate(userId, now))
+const update = (userId: UserId, now: Date, change: (current: Preferences) => Preferences) =>
+  Effect.flatMap(PreferencesStore, (store) => store.update(userId, now, change))
+const authenticate = (token: string) => Effect.flatMap(Authenticator, (auth) => auth.authenticate(token))
+
+/** The item at `index`; the tests seed what they index, so a miss is a bug in the test itself. */
+const nth = <A>(items: ReadonlyArray<A>, index: number): A => {
+  const item = items[index]
+  if (item === undefined) throw new Error(`no item at ${index}`)
+  return item
+}
+
+const defaultsOf = (methods: ReadonlyArray<PaymentMethod>) => methods.filter((method) => method.isDefault)
+
+/** Distinct instants well apart from each other and from "now", so a changed timestamp is visible. */
+const at = (minutes: number): Date => new Date(Date.UTC(2030, 0, 1, 0, minutes))
+
+const seedUserWithMethods = (count: number, defaultIndex?: number) =>
+  Effect.gen(function* () {
+    const userId = freshUser()
+    const ids = Array.from({ length: count }, freshMethodId)
+    yield* loadSeed({
+      payment_methods: ids.map((id, index) => ({ id, user_id: userId, is_default: index === defaultIndex }))
+    })
+    return { userId, ids }
+  })
+
+/**
+ * The contract every store honours, as a vitest suite. The layer is built once for the whole suite; each test uses
+ * its own random ids and seeds its own data, so the suite also runs against a database that already holds data.
+ */
+export const runStoreContract = (name: string, storeLayer: Layer.Layer<StoreServices, unknown>): void => {
+  // Live services: stores may use Clock or timeouts internally, and a TestClock that never moves would stall them.
+  layer(storeLayer, { excludeTestServices: true })(`store contract: ${name}`, (it) => {
+    describe("StoreAdmin", () => {
+      it.effect("ping succeeds", () => Effect.flatMap(StoreAdmin, (admin) => admin.ping))
+    })
+
+    describe("PlanEntries", () => {
+      const entryFor = (address: string, hash: string) => {
+        const email = decodeEmail(address)
+        return { email, emailKey: emailKey(email), passwordHash: PasswordHash.make(hash), createdAt: at(0) }
+      }
+
+      it.effect("insertIfAbsent stores a new entry and findByEmailKey returns it", () =>
+        Effect.gen(function* () {
+          const entries = yield* PlanEntries
+          const entry = entryFor(`${unique("new")}@Example.COM`, "scrypt$first")
+          expect(yield* entries.insertIfAbsent(entry)).toBe(true)
+          expect(yield* entries.findByEmailKey(entry.emailKey)).toEqual(entry)
+          expect(yield* entries.findByEmailKey(emailKey(decodeEmail(`${unique("absent")}@example.com`)))).toBeUndefined()
+        }))
+
+      it.effect("insertIfAbsent never overwrites, and the key ignores case in the whole address", () =>
+        Effect.gen(function* () {
+          const entries = yield* PlanEntries
+          const local = unique("Mixed.Case")
+          const first = entryFor(`${local}@Example.com`, "scrypt$first")
+          const second = entryFor(`${local.toLowerCase()}@EXAMPLE.COM`, "scrypt$second")
+          expect(second.emailKey).toBe(first.emailKey)
+          expect(yield* entries.insertIfAbsent(first)).toBe(true)
+          expect(yield* entries.insertIfAbsent(second)).toBe(false)
+          expect(yield* entries.insertIfAbsent(first)).toBe(false)
+          const stored = yield* entries.findByEmailKey(first.emailKey)
+          expect(stored?.passwordHash).toBe("scrypt$first")
+          expect(stored?.email).toBe(first.email)
+        }))
+    })
+
+    describe("PreferencesStore", () => {
+      it.effect("getOrCreate creates the defaults once, with createdAt = updatedAt = now", () =>
+        Effect.gen(function* () {
+          const userId = freshUser()
+          const created = yield* getOrCreate(userId, at(1))
+          expect(created).toMatchObject({ language: "en", timezone: 0, mfaEnabled: false })
+          expect(Number.isInteger(created.id) && created.id >= 1).toBe(true)
+          expect(created.createdAt).toEqual(at(1))
+          expect(created.updatedAt).toEqual(at(1))
+          const again = yield* getOrCreate(userId, at(2))
+          expect(again).toEqual(created)
+        }))
+
+      it.effect("record ids are distinct per user and increase in order of creation", () =>
+        Effect.gen(function* () {
+          const first = yield* getOrCreate(freshUser(), at(1))
+          const second = yield* getOrCreate(freshUser(), at(1))
+          expect(second.id).toBeGreaterThan(first.id)
+        }))
+
+      it.effect("update creates the record when missing; createdAt = updatedAt even when the change sets values", () =>
+        Effect.gen(function* () {
+          const userId = freshUser()
+          const stored = yield* update(userId, at(3), (current) => ({
+            ...current,
+            language: LanguageTag.make("fr"),
+            updatedAt: at(3)
+          }))
+          expect(stored.language).toBe("fr")
+          expect(stored.createdAt).toEqual(at(3))
+          expect(stored.updatedAt).toEqual(at(3))
+          expect(yield* getOrCreate(userId, at(4))).toEqual(stored)
+        }))
+
+      it.effect("update persists a changed record and keeps id and createdAt", () =>
+        Effect.gen(function* () {
+          const userId = freshUser()
+          const created = yield* getOrCreate(userId, at(1))
+          const stored = yield* update(userId, at(5), (current) => ({ ...current, mfaEnabled: true, updatedAt: at(5) }))
+          expect(stored).toEqual({ ...created, mfaEnabled: true, updatedAt: at(5) })
+          expect(yield* getOrCreate(userId, at(6))).toEqual(stored)
+        }))
+
+      it.effect("update that returns the same record changes nothing (updatedAt stays)", () =>
+        Effect.gen(function* () {
+          const userId = freshUser()
+          const created = yield* getOrCreate(userId, at(1))
+          const unchanged = yield* update(userId, at(9), (current) => current)
+          expect(unchanged).toEqual(created)
+          expect(yield* getOrCreate(userId, at(10))).toEqual(created)
+        }))
+
+      it.effect("concurrent updates of one user serialise: none is lost", () =>
+        Effect.gen(function* () {
+          const userId = freshUser()
+          yield* getOrCreate(userId, at(1))
+          const increments = Array.from({ length: 50 }, () =>
+            update(userId, at(2), (current) => ({
+              ...current,
+              timezone: TimezoneOffset.make(current.timezone + 15),
+              updatedAt: at(2)
+            }))
+          )
+          const others = [
+            update(userId, at(2), (current) => ({ ...current, language: LanguageTag.make("de-CH"), updatedAt: at(2) })),
+            update(userId, at(2), (current) => ({ ...current, mfaEnabled: true, updatedAt: at(2) }))
+          ]
+          yield* Effect.all([...increments, ...others], { concurrency: "unbounded", discard: true })
+          const final = yield* getOrCreate(userId, at(3))
+          expect(final).toMatchObject({ timezone: 750, language: "de-CH", mfaEnabled: true, updatedAt: at(2) })
+        }))
+    })
+
+    describe("PaymentMethods", () => {
+      it.effect("listByUser of a user with no methods is empty", () =>
+        Effect.gen(function* () {
+          expect(yield* listByUser(freshUser())).toEqual([])
+        }))
+
+      it.effect("listByUser orders by id in code-point order (not locale order)", () =>
+        Effect.gen(function* () {
+          const userId = freshUser()
+          const prefix = unique("ord")
+          const ids = ["B", "a", "_", "-", "0"].map((suffix) => PaymentMethodId.make(prefix + suffix))
+          yield* loadSeed({ payment_methods: ids.map((id) => ({ id, user_id: userId })) })
+          const listed = (yield* listByUser(userId)).map((method) => method.id)
+          expect(listed).toEqual(["-", "0", "B", "_", "a"].map((suffix) => prefix + suffix))
+        }))
+
+      it.effect("seeded methods belong to their user and start non-default unless seeded as default", () =>
+        Effect.gen(function* () {
+          const { userId, ids } = yield* seedUserWithMethods(3, 1)
+          const listed = yield* listByUser(userId)
+          expect(listed.map((method) => [method.id, method.userId, method.isDefault])).toEqual(
+            [...ids].sort().map((id) => [id, userId, id === ids[1]])
+          )
+          for (const method of listed) expect(method.updatedAt).toEqual(method.createdAt)
+        }))
+
+      it.effect("setDefault on an unknown id is NotFound", () =>
+        Effect.gen(function* () {
+          const { userId } = yield* seedUserWithMethods(1)
+          const error = yield* Effect.flip(setDefault(userId, freshMethodId(), at(1)))
+          expect(error).toBeInstanceOf(NotFound)
+          expect(error).toMatchObject({ _tag: "NotFound", resource: "payment_method" })
+        }))
+
+      it.effect("setDefault on another user's method is NotFound and leaves it untouched", () =>
+        Effect.gen(function* () {
+          const owner = yield* seedUserWithMethods(1)
+          const intruder = yield* seedUserWithMethods(1)
+          const ownersId = nth(owner.ids, 0)
+          const before = yield* listByUser(owner.userId)
+          const error = yield* Effect.flip(setDefault(intruder.userId, ownersId, at(1)))
+          expect(error).toMatchObject({ _tag: "NotFound" })
+          expect(yield* listByUser(owner.userId)).toEqual(before)
+          expect(defaultsOf(yield* listByUser(intruder.userId))).toEqual([])
+        }))
+
+      it.effect("setDefault moves the default; both changed methods get updatedAt = now, others are untouched", () =>
+        Effect.gen(function* () {
+          const { userId, ids } = yield* seedUserWithMethods(3, 0)
+          const [previousId, chosenId, bystanderId] = [nth(ids, 0), nth(ids, 1), nth(ids, 2)]
+          const before = new Map((yield* listByUser(userId)).map((method) => [method.id, method]))
+          const chosen = yield* setDefault(userId, chosenId, at(20))
+          expect(chosen).toEqual({ ...before.get(chosenId), isDefault: true, updatedAt: at(20) })
+          const after = new Map((yield* listByUser(userId)).map((method) => [method.id, method]))
+          expect(after.get(chosenId)).toEqual(chosen)
+          expect(after.get(previousId)).toEqual({ ...before.get(previousId), isDefault: false, updatedAt: at(20) })
+          expect(after.get(bystanderId)).toEqual(before.get(bystanderId))
+        }))
+
+      it.effect("setDefault is idempotent: the same method, the same updatedAt", () =>
+        Effect.gen(function* () {
+          const { userId, ids } = yield* seedUserWithMethods(2)
+          const id = nth(ids, 0)
+          const first = yield* setDefault(userId, id, at(30))
+          const second = yield* setDefault(userId, id, at(31))
+          expect(second).toEqual(first)
+          expect(second.updatedAt).toEqual(at(30))
+          expect(defaultsOf(yield* listByUser(userId))).toEqual([first])
+        }))
+
+      it.effect("at most one default at every instant under 200 concurrent setDefault calls", () =>
+        Effect.gen(function* () {
+          const { userId, ids } = yield* seedUserWithMethods(10)
+          const observed: Array<number> = []
+          const writers = Array.from({ length: 200 }, (_, index) =>
+            Effect.map(setDefault(userId, nth(ids, (index * 7) % ids.length), at(40 + (index % 5))), (method) => {
+              expect(method.isDefault).toBe(true)
+            })
+          )
+          const readers = Array.from({ length: 100 }, () =>
+            Effect.map(listByUser(userId), (methods) => {
+              observed.push(defaultsOf(methods).length)
+            })
+          )
+          // Interleave readers between writers so reads land while writes are in flight.
+          const interleaved = writers.flatMap((writer, index) => (index % 2 === 0 ? [writer, nth(readers, index / 2)] : [writer]))
+          yield* Effect.all(interleaved, { concurrency: "unbounded", discard: true })
+          expect(observed).toHaveLength(100)
+          expect(observed.filter((count) => count > 1)).toEqual([])
+          const final = yield* listByUser(userId)
+          expect(final).toHaveLength(10)
+          expect(defaultsOf(final)).toHaveLength(1)
+        }))
+    })
+
+    describe("seeds", () => {
+      it.effect("loading the same seed twice adds nothing the second time", () =>
+        Effect.gen(function* () {
+          const userId = freshUser()
+          const seed: SeedInput = {
+            users: [{ id: userId, token: freshToken() }],
+            clients: [{ id: unique("client"), token: freshToken() }],
+            payment_methods: [
+              { id: freshMethodId(), user_id: userId, is_default: true },
+              { id: freshMethodId(), user_id: userId }
+            ]
+          }
+          expect(yield* loadSeed(seed)).toEqual({ credentialsAdded: 2, paymentMethodsAdded: 2 })
+          const listed = yield* listByUser(userId)
+          expect(yield* loadSeed(seed)).toEqual({ credentialsAdded: 0, paymentMethodsAdded: 0 })
+          expect(yield* listByUser(userId)).toEqual(listed)
+        }))
+
+      it.effect("a seed never changes an existing row (what the API changed survives a reload)", () =>
+        Effect.gen(function* () {
+          const userId = freshUser()
+          const [first, second] = [freshMethodId(), freshMethodId()]
+          const seed: SeedInput = {
+            payment_methods: [
+              { id: first, user_id: userId, is_default: true },
+              { id: second, user_id: userId, is_default: false }
+            ]
+          }
+          yield* loadSeed(seed)
+          yield* setDefault(userId, second, at(50))
+          const changed = yield* listByUser(userId)
+          expect(yield* loadSeed(seed)).toEqual({ credentialsAdded: 0, paymentMethodsAdded: 0 })
+          expect(yield* listByUser(userId)).toEqual(changed)
+          expect(defaultsOf(changed).map((method) => method.id)).toEqual([second])
+        }))
+
+      it.effect("a seeded id that another user already has is left with its owner", () =>
+        Effect.gen(function* () {
+          const owner = yield* seedUserWithMethods(1)
+          const id = nth(owner.ids, 0)
+          const other = freshUser()
+          expect(yield* loadSeed({ payment_methods: [{ id, user_id: other, is_default: true }] })).toEqual({
+            credentialsAdded: 0,
+            paymentMethodsAdded: 0
+          })
+          expect(yield* listByUser(other)).toEqual([])
+          expect((yield* listByUser(owner.userId)).map((method) => method.id)).toEqual([id])
+        }))
+
+      it.effect("a seeded default keeps one default per user: an existing default stays", () =>
+        Effect.gen(function* () {
+          const { userId, ids } = yield* seedUserWithMethods(1, 0)
+          const added = freshMethodId()
+          expect(yield* loadSeed({ payment_methods: [{ id: added, user_id: userId, is_default: true }] })).toEqual({
+            credentialsAdded: 0,
+            paymentMethodsAdded: 1
+          })
+          const listed = yield* listByUser(userId)
+          expect(listed).toHaveLength(2)
+          expect(defaultsOf(listed).map((method) => method.id)).toEqual(ids)
+        }))
+
+      it.effect("two defaults for one user in one seed still leave exactly one default", () =>
+        Effect.gen(function* () {
+          const userId = freshUser()
+          yield* loadSeed({
+            payment_methods: [
+              { id: freshMethodId(), user_id: userId, is_default: true },
+              { id: freshMethodId(), user_id: userId, is_default: true }
+            ]
+          })
+          const listed = yield* listByUser(userId)
+          expect(listed).toHaveLength(2)
+          expect(defaultsOf(listed)).toHaveLength(1)
+        }))
+    })
+
+    describe("Authenticator", () => {
+      it.effect("a user's token resolves to that user", () =>
+        Effect.gen(function* () {
+          const userId = freshUser()
+          const token = freshToken()
+          yield* loadSeed({ users: [{ id: userId, token }] })
+          expect(yield* authenticate(token)).toMatchObject({ _tag: "User", userId })
+        }))
+
+      it.effect("a client's token resolves to that client", () =>
+        Effect.gen(function* () {
+          const clientId = unique("client")
+          const token = freshToken()
+          yield* loadSeed({ clients: [{ id: clientId, token }] })
+          expect(yield* authenticate(token)).toMatchObject({ _tag: "Client", clientId })
+        }))
+
+      it.effect("an unknown token is Unauthenticated(invalid_token)", () =>
+        Effect.gen(function* () {
+          const known = freshToken()
+          yield* loadSeed({ users: [{ id: freshUser(), token: known }] })
+          for (const token of [freshToken(), known + "x", known.slice(0, -1), known.toUpperCase()]) {
+            const error = yield* Effect.flip(authenticate(token))
+            expect(error).toBeInstanceOf(Unauthenticated)
+            expect(error).toMatchObject({ _tag: "Unauthenticated", reason: "invalid_token" })
+          }
+        }))
+
+      it.effect("a second token for a known user is added; the first keeps working", () =>
+        Effect.gen(function* () {
+          const userId = freshUser()
+          const [first, second] = [freshToken(), freshToken()]
+          yield* loadSeed({ users: [{ id: userId, token: first }] })
+          expect(yield* loadSeed({ users: [{ id: userId, token: second }] })).toEqual({
+            credentialsAdded: 1,
+            paymentMethodsAdded: 0
+          })
+          expect(yield* authenticate(first)).toMatchObject({ _tag: "User", userId })
+          expect(yield* authenticate(second)).toMatchObject({ _tag: "User", userId })
+        }))
+
+      it.effect("a token already known is left as it is, even when a seed names another principal", () =>
+        Effect.gen(function* () {
+          const userId = freshUser()
+          const token = freshToken()
+          yield* loadSeed({ users: [{ id: userId, token }] })
+          const report = yield* loadSeed({ users: [{ id: freshUser(), token }], clients: [{ id: unique("client"), token }] })
+          expect(report).toEqual({ credentialsAdded: 0, paymentMethodsAdded: 0 })
+          expect(yield* authenticate(token)).toMatchObject({ _tag: "User", userId })
+        }))
+    })
+  })
+}

@@ -1,0 +1,4 @@
+import { runStoreContract } from "@accord/conformance"
+import { MemoryStoreLive } from "@accord/store-memory"
+
+runStoreContract("memory", MemoryStoreLive)

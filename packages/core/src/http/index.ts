@@ -1,0 +1,6 @@
+export * from "./handler.js"
+export * from "./json-body.js"
+export * from "./openapi.js"
+export * from "./problem.js"
+export * from "./routes.js"
+export * from "./types.js"

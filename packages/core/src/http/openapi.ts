@@ -1,0 +1,108 @@
+import { JSONSchema, Schema } from "effect"
+import { REASON_PHRASES } from "./problem.js"
+import { apiRoutes, type Operation } from "./routes.js"
+
+const FieldProblem = Schema.Struct({
+  pointer: Schema.String.annotations({ description: "JSON pointer to the field, e.g. /email" }),
+  code: Schema.Literal("required", "invalid_type", "too_short", "too_long", "out_of_range", "invalid_format", "unknown_field", "not_allowed"),
+  detail: Schema.String
+}).annotations({ identifier: "FieldProblem" })
+
+/** The problem+json body every error carries (RFC 9457), as CONTRACT.md fixes it. */
+export const ProblemSchema = Schema.Struct({
+  type: Schema.Literal("about:blank"),
+  title: Schema.String,
+  status: Schema.Int,
+  detail: Schema.String,
+  code: Schema.String,
+  errors: Schema.optional(Schema.Array(FieldProblem))
+}).annotations({ identifier: "Problem" })
+
+type JsonObject = Record<string, unknown>
+
+const CREDENTIAL_STATUSES = [401]
+const ERROR_HEADERS: Readonly<Record<number, JsonObject>> = {
+  401: { "WWW-Authenticate": { schema: { type: "string" }, description: "Bearer challenge" } },
+  403: { "WWW-Authenticate": { schema: { type: "string" }, description: "Bearer challenge (insufficient_scope)" } },
+  503: { "Retry-After": { schema: { type: "integer" }, description: "Seconds to wait before retrying" } }
+}
+
+/**
+ * The OpenAPI 3.1 document, generated from the route table and the same Schemas the handler decodes with, so
+ * field bounds in the document are the bounds that are enforced.
+ */
+export const makeOpenApiDocument = (options: { readonly serverUrl: string }): JsonObject => {
+  const definitions: Record<string, JSONSchema.JsonSchema7> = {}
+  const schemaOf = (schema: Schema.Schema.AnyNoContext) =>
+    JSONSchema.fromAST(schema.ast, { definitions, definitionPath: "#/components/schemas/", target: "openApi3.1" })
+  const problemRef = schemaOf(ProblemSchema)
+
+  const operationObject = (operation: Operation, pathParams: ReadonlyArray<string>): JsonObject => {
+    const credentialed = operation.access.kind !== "none"
+    const errorStatuses = [...new Set([...(credentialed ? CREDENTIAL_STATUSES : []), ...operation.errorStatuses])].sort()
+    const responses: JsonObject = {
+      [operation.successStatus]: {
+        description: REASON_PHRASES[operation.successStatus],
+        content: { "application/json": { schema: schemaOf(operation.response) } }
+      }
+    }
+    for (const status of errorStatuses) {
+      responses[status] = {
+        description: REASON_PHRASES[status],
+        ...(ERROR_HEADERS[status] !== undefined && { headers: ERROR_HEADERS[status] }),
+        content: { "application/problem+json": { schema: problemRef } }
+      }
+    }
+    return {
+      operationId: operation.operationId,
+      summary: operation.summary,
+      ...(credentialed ? { security: [{ bearerAuth: [] }] } : { security: [] }),
+      ...(pathParams.length > 0 && {
+        parameters: pathParams.map((name) => ({
+          name,
+          in: "path",
+          required: true,
+          schema: { type: "string", pattern: "^[A-Za-z0-9_-]{1,100}$" }
+        }))
+      }),
+      ...(operation.body !== undefined && {
+        requestBody: {
+          required: operation.body.required,
+          content: { "application/json": { schema: schemaOf(operation.body.schema) } }
+        }
+      }),
+      responses
+    }
+  }
+
+  const paths: JsonObject = {}
+  for (const route of apiRoutes) {
+    const pathParams = [...route.path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1] ?? "")
+    paths[route.path] = Object.fromEntries(
+      route.operations.map((operation) => [operation.method.toLowerCase(), operationObject(operation, pathParams)])
+    )
+  }
+
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "Accord API",
+      version: "1.0.0",
+      description:
+        "Public subscription plan entries, language preferences and default payment methods. Every error is application/problem+json with a stable `code`."
+    },
+    servers: [{ url: options.serverUrl }],
+    security: [{ bearerAuth: [] }],
+    paths,
+    components: {
+      schemas: definitions,
+      securitySchemes: {
+        bearerAuth: {
+          type: "http",
+          scheme: "bearer",
+          description: "Authorization: Bearer <token> (or Token <token>). Tokens: 1-512 of [A-Za-z0-9._~+/-] then any '='."
+        }
+      }
+    }
+  }
+}

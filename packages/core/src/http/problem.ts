@@ -1,0 +1,119 @@
+import type { DomainError } from "../domain/errors.js"
+import type { FieldIssue } from "../domain/field-issue.js"
+
+/** Stable problem codes (CONTRACT "Errors"). */
+export type ProblemCode =
+  | "invalid_json"
+  | "invalid_body"
+  | "validation_failed"
+  | "unauthenticated"
+  | "invalid_token"
+  | "insufficient_scope"
+  | "not_found"
+  | "method_not_allowed"
+  | "payload_too_large"
+  | "unsupported_media_type"
+  | "unavailable"
+  | "internal"
+
+/** RFC 9110 reason phrases for every status Accord answers with. */
+export const REASON_PHRASES: Readonly<Record<number, string>> = {
+  200: "OK",
+  201: "Created",
+  204: "No Content",
+  400: "Bad Request",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "Not Found",
+  405: "Method Not Allowed",
+  413: "Content Too Large",
+  415: "Unsupported Media Type",
+  500: "Internal Server Error",
+  503: "Service Unavailable"
+}
+
+export interface Problem {
+  readonly status: number
+  readonly code: ProblemCode
+  readonly detail: string
+  readonly errors?: ReadonlyArray<FieldIssue>
+  /** Headers the problem needs besides the common ones (WWW-Authenticate, Allow, Retry-After). */
+  readonly headers?: Readonly<Record<string, string>>
+}
+
+const REALM = 'Bearer realm="api"'
+
+export const problems = {
+  invalidJson: (detail: string): Problem => ({ status: 400, code: "invalid_json", detail }),
+  bodyRequired: (): Problem => ({ status: 400, code: "invalid_json", detail: "A JSON body is required." }),
+  invalidBody: (): Problem => ({ status: 400, code: "invalid_body", detail: "The body must be a JSON object." }),
+  notFound: (): Problem => ({ status: 404, code: "not_found", detail: "No resource exists at this address." }),
+  methodNotAllowed: (allow: string): Problem => ({
+    status: 405,
+    code: "method_not_allowed",
+    detail: "This method is not allowed here; see the Allow header.",
+    headers: { allow }
+  }),
+  payloadTooLarge: (limit: number): Problem => ({
+    status: 413,
+    code: "payload_too_large",
+    detail: `The body is larger than ${limit} bytes.`
+  }),
+  unsupportedMediaType: (): Problem => ({
+    status: 415,
+    code: "unsupported_media_type",
+    detail: "The body must be sent as application/json (UTF-8)."
+  }),
+  internal: (): Problem => ({ status: 500, code: "internal", detail: "An unexpected error occurred." })
+} as const
+
+/** Maps a domain error to its problem. The one place where a domain error gets an HTTP status. */
+export const problemOf = (error: DomainError): Problem => {
+  switch (error._tag) {
+    case "ValidationError":
+      return { status: 400, code: "validation_failed", detail: "Some fields are invalid.", errors: error.issues }
+    case "NotFound":
+      return problems.notFound()
+    case "Unauthenticated":
+      return error.reason === "missing"
+        ? {
+            status: 401,
+            code: "unauthenticated",
+            detail: "Send a credential: Authorization: Bearer <token>.",
+            headers: { "www-authenticate": REALM }
+          }
+        : {
+            status: 401,
+            code: "invalid_token",
+            detail: "The credential is malformed, unknown or expired.",
+            headers: { "www-authenticate": `${REALM}, error="invalid_token"` }
+          }
+    case "InsufficientScope":
+      return {
+        status: 403,
+        code: "insufficient_scope",
+        detail: "This credential may not use this operation.",
+        headers: { "www-authenticate": `${REALM}, error="insufficient_scope"` }
+      }
+    case "Unavailable":
+      return {
+        status: 503,
+        code: "unavailable",
+        detail: "The service cannot answer right now; retry later.",
+        headers: { "retry-after": String(error.retryAfterSeconds) }
+      }
+  }
+}
+
+/** The problem+json body: exactly type, title, status, detail, code, and errors only for field problems. */
+export const problemBody = (problem: Problem): string =>
+  JSON.stringify({
+    type: "about:blank",
+    title: REASON_PHRASES[problem.status] ?? "Error",
+    status: problem.status,
+    detail: problem.detail,
+    code: problem.code,
+    ...(problem.errors !== undefined && {
+      errors: problem.errors.map(({ pointer, code, detail }) => ({ pointer, code, detail }))
+    })
+  })

@@ -1,1 +1,1 @@
-export { runStoreContract, type StoreServices } from "./store-contract.js"
+export { runStoreContract } from "./store-contract.js"

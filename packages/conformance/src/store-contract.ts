@@ -19,11 +19,9 @@ import {
   LanguageTag,
   type PaymentMethod,
   type Preferences,
-  type SeedInput
+  type SeedInput,
+  type StoreServices
 } from "@accord/core"
-
-/** Every port a store provides (core's `StoreServices`). */
-export type StoreServices = PlanEntries | PreferencesStore | PaymentMethods | Authenticator | StoreAdmin
 
 /** Random suffix: the layer is built once per suite (and a database may outlive it), so no two tests share ids. */
 const unique = (prefix: string): string => `${prefix}_${randomBytes(8).toString("hex")}`

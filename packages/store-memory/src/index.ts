@@ -1,1 +1,1 @@
-export { makeMemoryStore, MemoryStoreLive, type MemoryStoreServices } from "./memory-store.js"
+export { makeMemoryStore, MemoryStoreLive } from "./memory-store.js"

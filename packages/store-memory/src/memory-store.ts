@@ -1,5 +1,13 @@
 import { Context, Effect, Layer } from "effect"
-import { Authenticator, PaymentMethods, PlanEntries, PreferencesStore, StoreAdmin, type Seed } from "@accord/core"
+import {
+  Authenticator,
+  PaymentMethods,
+  PlanEntries,
+  PreferencesStore,
+  StoreAdmin,
+  type Seed,
+  type StoreServices
+} from "@accord/core"
 import { makeAuthenticator } from "./authenticator.js"
 import { makePaymentMethods } from "./payment-methods.js"
 import { makePlanEntries } from "./plan-entries.js"
@@ -7,14 +15,11 @@ import { makePreferencesStore } from "./preferences.js"
 import { loadSeedInto, makeStoreAdmin } from "./store-admin.js"
 import { makeMemoryState } from "./state.js"
 
-/** Every port a store provides (the same union as core's `StoreServices`). */
-export type MemoryStoreServices = PlanEntries | PreferencesStore | PaymentMethods | Authenticator | StoreAdmin
-
 /**
  * A fresh in-process store: each build of the layer starts empty (then loads `seed`, when given). Nothing outlives
  * the process.
  */
-export const makeMemoryStore = (seed?: Seed): Layer.Layer<MemoryStoreServices> =>
+export const makeMemoryStore = (seed?: Seed): Layer.Layer<StoreServices> =>
   Layer.effectContext(
     Effect.gen(function* () {
       const state = yield* makeMemoryState
@@ -29,4 +34,4 @@ export const makeMemoryStore = (seed?: Seed): Layer.Layer<MemoryStoreServices> =
   )
 
 /** An empty memory store; load data through `StoreAdmin.loadSeed` or use `makeMemoryStore(seed)`. */
-export const MemoryStoreLive: Layer.Layer<MemoryStoreServices> = makeMemoryStore()
+export const MemoryStoreLive: Layer.Layer<StoreServices> = makeMemoryStore()

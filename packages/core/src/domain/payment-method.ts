@@ -4,7 +4,9 @@ import { StrictBoolean } from "./boolean.js"
 import { issue } from "./field-issue.js"
 
 /** `is_default` may only confirm the operation: `false` would ask for something this route does not do. */
-const OnlyTrue = StrictBoolean.pipe(Schema.filter((value) => value, issue("not_allowed", "may only be true")))
+const OnlyTrue = StrictBoolean.pipe(
+  Schema.filter((value) => value, { ...issue("not_allowed", "may only be true"), jsonSchema: { const: true } })
+)
 
 export interface PaymentMethod {
   readonly id: PaymentMethodId

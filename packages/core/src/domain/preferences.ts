@@ -22,7 +22,15 @@ export const defaultPreferenceValues = {
 
 
 /** Read-only fields: accepted whatever their type or value, then ignored. */
-const ReadOnly = Schema.optional(Schema.Unknown)
+const ReadOnly = Schema.optional(
+  Schema.declare((_: unknown): _ is unknown => true, {
+    identifier: "ReadOnlyField",
+    jsonSchema: {
+      type: ["string", "number", "boolean", "object", "array", "null"],
+      description: "read-only: accepted whatever its value, and ignored"
+    }
+  })
+)
 
 /**
  * The PUT body, in wire form (snake_case). Every field is optional (merge semantics); unknown fields are rejected

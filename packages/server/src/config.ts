@@ -1,0 +1,203 @@
+import { parseArgs } from "node:util"
+import { Either, ParseResult, Redacted, Schema } from "effect"
+import { productionScryptCost } from "@accord/core/node"
+
+/** A start-up problem the operator must fix (bad flag, bad environment, bad seed file): exit code 2. */
+export class ConfigError extends Error {
+  override readonly name = "ConfigError"
+  readonly exitCode = 2
+}
+
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const
+export type LogLevel = (typeof LOG_LEVELS)[number]
+
+export interface ScryptCost {
+  readonly N: number
+  readonly r: number
+  readonly p: number
+}
+
+/** Everything the composition root needs, decoded and defaulted. */
+export interface AccordConfig {
+  readonly adapter: "koa" | "fastify"
+  readonly host: string
+  /** 0 picks a free port. */
+  readonly port: number
+  readonly store: "memory" | "postgres"
+  /** Required when `store` is `postgres`; redacted because it usually carries a password. */
+  readonly databaseUrl?: Redacted.Redacted<string>
+  /** Path of a seed file, relative to the working directory. */
+  readonly seedFile?: string
+  readonly drainTimeoutMs: number
+  readonly bodyLimit: number
+  readonly logLevel: LogLevel
+  readonly scrypt: ScryptCost
+}
+
+export const defaultConfig: AccordConfig = {
+  adapter: "fastify",
+  host: "127.0.0.1",
+  port: 3000,
+  store: "memory",
+  drainTimeoutMs: 10_000,
+  bodyLimit: 16_384,
+  logLevel: "info",
+  scrypt: productionScryptCost
+}
+
+export const usage = `Usage: accord [options]
+
+Runs the Accord HTTP service. Every option can also be set through the environment variable in brackets;
+a flag wins over the environment.
+
+  --adapter koa|fastify      HTTP adapter (ADAPTER, default fastify)
+  --host HOST                address to listen on (HOST, default 127.0.0.1)
+  --port PORT                port, 0 picks a free one (PORT, default 3000)
+  --store memory|postgres    store (STORE, default memory)
+  --database-url URL         postgres:// connection string, required with --store postgres (DATABASE_URL)
+  --seed FILE                JSON seed file loaded at start (SEED_FILE)
+  --drain-timeout-ms MS      how long shutdown lets accepted requests finish (DRAIN_TIMEOUT_MS, default 10000)
+  --body-limit BYTES         request body limit (BODY_LIMIT, default 16384)
+  --log-level LEVEL          fatal|error|warn|info|debug|trace|silent (LOG_LEVEL, default info)
+  -h, --help                 print this help and exit
+
+  Password hashing cost, environment only: SCRYPT_N (default 32768), SCRYPT_R (default 8), SCRYPT_P (default 3).
+
+Once listening, prints one line to stdout: "listening on http://HOST:PORT". Logs are JSON lines on stderr.
+SIGTERM or SIGINT drains in-flight requests, closes the store and exits 0. Exit code 2: bad options or seed file.
+`
+
+interface OptionSpec {
+  readonly flag?: string
+  readonly env: string
+  /** Never echoed in an error message. */
+  readonly secret?: boolean
+}
+
+/** Each option: its flag (none: environment only) and its environment variable. */
+const options = {
+  adapter: { flag: "adapter", env: "ADAPTER" },
+  host: { flag: "host", env: "HOST" },
+  port: { flag: "port", env: "PORT" },
+  store: { flag: "store", env: "STORE" },
+  databaseUrl: { flag: "database-url", env: "DATABASE_URL", secret: true },
+  seedFile: { flag: "seed", env: "SEED_FILE" },
+  drainTimeoutMs: { flag: "drain-timeout-ms", env: "DRAIN_TIMEOUT_MS" },
+  bodyLimit: { flag: "body-limit", env: "BODY_LIMIT" },
+  logLevel: { flag: "log-level", env: "LOG_LEVEL" },
+  scryptN: { env: "SCRYPT_N" },
+  scryptR: { env: "SCRYPT_R" },
+  scryptP: { env: "SCRYPT_P" }
+} as const satisfies Record<string, OptionSpec>
+type OptionKey = keyof typeof options
+
+/** The schema's message replaces every inner one, so an error states the rule rather than Schema internals. */
+const rule = (message: string) => ({ message: () => ({ message, override: true }) })
+
+const integer = (min: number, max: number) =>
+  Schema.compose(Schema.String.pipe(Schema.pattern(/^(0|[1-9][0-9]*)$/)), Schema.NumberFromString)
+    .pipe(Schema.int(), Schema.between(min, max))
+    .annotations(rule(`must be an integer from ${min} to ${max}`))
+
+const oneOf = <const L extends ReadonlyArray<string>>(...values: L) =>
+  Schema.Literal(...values).annotations(rule(`must be one of ${values.join(", ")}`))
+
+const powerOfTwo = (n: number) => Number.isInteger(n) && n >= 2 && (n & (n - 1)) === 0
+
+const RawConfig = Schema.Struct({
+  adapter: Schema.optionalWith(oneOf("koa", "fastify"), { exact: true, default: () => defaultConfig.adapter }),
+  host: Schema.optionalWith(Schema.NonEmptyString.annotations(rule("must not be empty")), {
+    exact: true,
+    default: () => defaultConfig.host
+  }),
+  port: Schema.optionalWith(integer(0, 65535), { exact: true, default: () => defaultConfig.port }),
+  store: Schema.optionalWith(oneOf("memory", "postgres"), { exact: true, default: () => defaultConfig.store }),
+  databaseUrl: Schema.optionalWith(
+    Schema.Redacted(
+      Schema.String.pipe(Schema.pattern(/^postgres(ql)?:\/\/./)).annotations(rule("must be a postgres:// or postgresql:// URL"))
+    ),
+    { exact: true }
+  ),
+  seedFile: Schema.optionalWith(Schema.NonEmptyString.annotations(rule("must not be empty")), { exact: true }),
+  drainTimeoutMs: Schema.optionalWith(integer(0, 3_600_000), { exact: true, default: () => defaultConfig.drainTimeoutMs }),
+  bodyLimit: Schema.optionalWith(integer(1, 100 * 1024 * 1024), { exact: true, default: () => defaultConfig.bodyLimit }),
+  logLevel: Schema.optionalWith(oneOf(...LOG_LEVELS), { exact: true, default: () => defaultConfig.logLevel }),
+  // Node's scrypt accepts any power of two above 1; the upper bounds keep one hash under 1 GiB of memory.
+  scryptN: Schema.optionalWith(
+    integer(2, 2 ** 20).pipe(Schema.filter(powerOfTwo)).annotations(rule("must be a power of two from 2 to 1048576")),
+    { exact: true, default: () => defaultConfig.scrypt.N }
+  ),
+  scryptR: Schema.optionalWith(integer(1, 32), { exact: true, default: () => defaultConfig.scrypt.r }),
+  scryptP: Schema.optionalWith(integer(1, 16), { exact: true, default: () => defaultConfig.scrypt.p })
+})
+
+const describeOption = (key: OptionKey): string => {
+  const option: OptionSpec = options[key]
+  return option.flag === undefined ? option.env : `--${option.flag} (${option.env})`
+}
+
+const formatIssues = (error: ParseResult.ParseError, raw: Partial<Record<OptionKey, string>>): string => {
+  const seen = new Set<string>()
+  const lines: Array<string> = []
+  for (const issue of ParseResult.ArrayFormatter.formatErrorSync(error)) {
+    const key = issue.path[0] as OptionKey
+    if (seen.has(key)) continue
+    seen.add(key)
+    const option: OptionSpec = options[key]
+    // The database URL usually carries a password, so its value is never echoed.
+    const got = option.secret === true ? "" : `, got ${JSON.stringify(raw[key])}`
+    lines.push(`${describeOption(key)} ${issue.message}${got}`)
+  }
+  return lines.join("\n")
+}
+
+export type ParsedCommandLine = { readonly _tag: "Help" } | { readonly _tag: "Run"; readonly config: AccordConfig }
+
+/**
+ * Reads flags and environment (a flag wins; an empty environment variable counts as unset) into a decoded config.
+ * Throws ConfigError naming every bad option.
+ */
+export const parseConfig = (
+  argv: ReadonlyArray<string>,
+  env: Readonly<Record<string, string | undefined>>
+): ParsedCommandLine => {
+  const stringFlags = Object.fromEntries(
+    Object.values(options).flatMap((option) => ("flag" in option ? [[option.flag, { type: "string" as const }]] : []))
+  )
+  let flags: Record<string, string | boolean | undefined>
+  try {
+    flags = parseArgs({
+      args: [...argv],
+      options: { ...stringFlags, help: { type: "boolean", short: "h" } },
+      strict: true,
+      allowPositionals: false
+    }).values as Record<string, string | boolean | undefined>
+  } catch (error) {
+    throw new ConfigError(`${error instanceof Error ? error.message : String(error)}\nRun with --help for usage.`)
+  }
+  if (flags["help"] === true) return { _tag: "Help" }
+
+  const raw: Partial<Record<OptionKey, string>> = {}
+  for (const [key, option] of Object.entries(options) as Array<[OptionKey, OptionSpec]>) {
+    const fromFlag = option.flag === undefined ? undefined : flags[option.flag]
+    const fromEnv = env[option.env]
+    if (typeof fromFlag === "string") raw[key] = fromFlag
+    else if (fromEnv !== undefined && fromEnv !== "") raw[key] = fromEnv
+  }
+
+  const decoded = Schema.decodeUnknownEither(RawConfig, { errors: "all" })(raw)
+  if (Either.isLeft(decoded)) throw new ConfigError(formatIssues(decoded.left, raw))
+  const { scryptN, scryptR, scryptP, databaseUrl, seedFile, ...rest } = decoded.right
+  if (rest.store === "postgres" && databaseUrl === undefined) {
+    throw new ConfigError(`${describeOption("databaseUrl")} is required with --store postgres`)
+  }
+  return {
+    _tag: "Run",
+    config: {
+      ...rest,
+      ...(databaseUrl === undefined ? {} : { databaseUrl }),
+      ...(seedFile === undefined ? {} : { seedFile }),
+      scrypt: { N: scryptN, r: scryptR, p: scryptP }
+    }
+  }
+}

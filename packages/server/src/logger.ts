@@ -1,0 +1,61 @@
+import { pino, type DestinationStream, type Logger } from "pino"
+import type { HttpHandlerOptions, RequestLog } from "@accord/core"
+import type { LogLevel } from "./config.js"
+
+/**
+ * Defence in depth: nothing the server logs carries credentials (RequestLog has none, errors never quote a body),
+ * but should a header, token, password or connection string ever reach a log call, pino censors it.
+ */
+export const redactPaths: ReadonlyArray<string> = [
+  "authorization",
+  "token",
+  "password",
+  "databaseUrl",
+  "*.authorization",
+  "*.token",
+  "*.password",
+  "*.databaseUrl",
+  "headers.authorization",
+  "*.headers.authorization",
+  "*.*.authorization",
+  "*.*.token",
+  "*.*.password"
+]
+
+/**
+ * JSON lines on stderr, so stdout carries only the "listening on" line. The destination buffers (async writes);
+ * `flushLogger` empties it before the process exits.
+ */
+export const createLogger = (level: LogLevel, destination: DestinationStream = pino.destination({ dest: 2, sync: false })): Logger =>
+  pino(
+    {
+      name: "accord",
+      level,
+      timestamp: pino.stdTimeFunctions.isoTime,
+      redact: { paths: [...redactPaths], censor: "[redacted]" }
+    },
+    destination
+  )
+
+/** Writes what is buffered; resolves at once when the destination has nothing pending or cannot flush. */
+export const flushLogger = (logger: Logger): Promise<void> =>
+  new Promise((resolve) => {
+    try {
+      logger.flush(() => resolve())
+    } catch {
+      resolve()
+    }
+  })
+
+/** The handler's hooks, wired to the logger: one line per answered request, every 500 with its request id. */
+export const requestLogging = (logger: Logger): Pick<HttpHandlerOptions, "onResponse" | "onInternalError"> => ({
+  onResponse: (log: RequestLog) => {
+    // `route` is null rather than absent when nothing matched, so every line has the same keys.
+    const line = { requestId: log.requestId, method: log.method, route: log.route ?? null, status: log.status, durationMs: log.durationMs }
+    if (log.status >= 500) logger.warn(line, "request")
+    else logger.info(line, "request")
+  },
+  onInternalError: (requestId: string, cause: unknown) => {
+    logger.error({ requestId, err: cause }, "internal error")
+  }
+})

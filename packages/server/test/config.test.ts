@@ -1,0 +1,118 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Redacted } from "effect"
+import { ConfigError, defaultConfig, parseConfig, type AccordConfig } from "../src/config.js"
+
+const run = (argv: ReadonlyArray<string>, env: Record<string, string | undefined> = {}): AccordConfig => {
+  const parsed = parseConfig(argv, env)
+  if (parsed._tag !== "Run") throw new Error("expected a config, got help")
+  return parsed.config
+}
+
+const configError = (argv: ReadonlyArray<string>, env: Record<string, string | undefined> = {}): ConfigError => {
+  try {
+    parseConfig(argv, env)
+  } catch (error) {
+    if (error instanceof ConfigError) return error
+    throw error
+  }
+  throw new Error("expected a ConfigError")
+}
+
+describe("parseConfig", () => {
+  it("defaults to fastify on the memory store at 127.0.0.1:3000 with production scrypt cost", () => {
+    const config = run([])
+    expect(config).toEqual(defaultConfig)
+    expect(config).toMatchObject({ adapter: "fastify", host: "127.0.0.1", port: 3000, store: "memory", drainTimeoutMs: 10_000, bodyLimit: 16_384, logLevel: "info" })
+    expect(config.scrypt).toEqual({ N: 32768, r: 8, p: 3 })
+    expect(config.seedFile).toBeUndefined()
+  })
+
+  it("reads every option from the environment", () => {
+    const config = run([], {
+      ADAPTER: "koa",
+      HOST: "0.0.0.0",
+      PORT: "0",
+      STORE: "postgres",
+      DATABASE_URL: "postgres://postgres@127.0.0.1:5432/test",
+      SEED_FILE: "seed.json",
+      DRAIN_TIMEOUT_MS: "2500",
+      BODY_LIMIT: "1024",
+      LOG_LEVEL: "debug",
+      SCRYPT_N: "1024",
+      SCRYPT_R: "4",
+      SCRYPT_P: "1"
+    })
+    expect(config).toMatchObject({ adapter: "koa", host: "0.0.0.0", port: 0, store: "postgres", seedFile: "seed.json", drainTimeoutMs: 2500, bodyLimit: 1024, logLevel: "debug" })
+    expect(config.scrypt).toEqual({ N: 1024, r: 4, p: 1 })
+    expect(config.databaseUrl && Redacted.value(config.databaseUrl)).toBe("postgres://postgres@127.0.0.1:5432/test")
+  })
+
+  it("lets a flag win over the environment, in both --flag value and --flag=value forms", () => {
+    const env = { ADAPTER: "koa", PORT: "4000", HOST: "0.0.0.0", SEED_FILE: "env.json", LOG_LEVEL: "debug" }
+    const config = run(["--adapter", "fastify", "--port=0", "--seed", "flag.json", "--log-level", "warn"], env)
+    expect(config).toMatchObject({ adapter: "fastify", port: 0, seedFile: "flag.json", logLevel: "warn", host: "0.0.0.0" })
+  })
+
+  it("treats an empty environment variable as unset", () => {
+    expect(run([], { PORT: "", ADAPTER: "" })).toMatchObject({ port: 3000, adapter: "fastify" })
+  })
+
+  it("answers --help and -h with help", () => {
+    expect(parseConfig(["--help"], {})._tag).toBe("Help")
+    expect(parseConfig(["-h", "--port", "nope"], {})._tag).toBe("Help")
+  })
+
+  it.each([
+    [["--port", "abc"], "--port (PORT) must be an integer from 0 to 65535, got \"abc\""],
+    [["--port", "65536"], "--port (PORT) must be an integer from 0 to 65535, got \"65536\""],
+    [["--port=-1"], "--port (PORT) must be an integer from 0 to 65535, got \"-1\""],
+    [["--port", "-1"], "To specify an option argument starting with a dash use '--port=-XYZ'"],
+    [["--port", "30.5"], "--port (PORT) must be an integer"],
+    [["--port", "1e3"], "--port (PORT) must be an integer"],
+    [["--port", ""], "--port (PORT) must be an integer"],
+    [["--adapter", "express"], "--adapter (ADAPTER) must be one of koa, fastify, got \"express\""],
+    [["--store", "redis"], "--store (STORE) must be one of memory, postgres, got \"redis\""],
+    [["--log-level", "loud"], "--log-level (LOG_LEVEL) must be one of fatal, error, warn, info, debug, trace, silent"],
+    [["--body-limit", "0"], "--body-limit (BODY_LIMIT) must be an integer from 1 to"],
+    [["--drain-timeout-ms", "soon"], "--drain-timeout-ms (DRAIN_TIMEOUT_MS) must be an integer"],
+    [["--host", ""], "--host (HOST) must not be empty"],
+    [["--seed", ""], "--seed (SEED_FILE) must not be empty"],
+    [["--frobnicate"], "Unknown option '--frobnicate'"],
+    [["--port"], "--port"],
+    [["serve"], "Unexpected argument 'serve'"]
+  ])("refuses %j with a message naming the problem", (argv, message) => {
+    const error = configError(argv)
+    expect(error.exitCode).toBe(2)
+    expect(error.message).toContain(message)
+  })
+
+  it.each([
+    [{ PORT: "http" }, "--port (PORT) must be an integer from 0 to 65535, got \"http\""],
+    [{ SCRYPT_N: "1000" }, "SCRYPT_N must be a power of two from 2 to 1048576, got \"1000\""],
+    [{ SCRYPT_N: "1" }, "SCRYPT_N must be a power of two"],
+    [{ SCRYPT_R: "0" }, "SCRYPT_R must be an integer from 1 to 32, got \"0\""],
+    [{ SCRYPT_P: "x" }, "SCRYPT_P must be an integer from 1 to 16, got \"x\""],
+    [{ STORE: "postgres" }, "--database-url (DATABASE_URL) is required with --store postgres"]
+  ])("refuses the environment %j with a message naming the problem", (env, message) => {
+    expect(configError([], env).message).toContain(message)
+  })
+
+  it("names every bad option at once", () => {
+    const message = configError(["--port", "x", "--adapter", "y"], { SCRYPT_P: "0" }).message
+    expect(message).toContain("--port (PORT)")
+    expect(message).toContain("--adapter (ADAPTER)")
+    expect(message).toContain("SCRYPT_P")
+  })
+
+  it("never echoes a database URL, which usually carries a password", () => {
+    const error = configError(["--store", "postgres", "--database-url", "mysql://admin:s3cret-pw@db/x"])
+    expect(error.message).toContain("--database-url (DATABASE_URL) must be a postgres:// or postgresql:// URL")
+    expect(error.message).not.toContain("s3cret-pw")
+  })
+
+  it("keeps the database URL redacted when printed", () => {
+    const config = run([], { STORE: "postgres", DATABASE_URL: "postgresql://u:s3cret-pw@127.0.0.1/test" })
+    expect(String(config.databaseUrl)).not.toContain("s3cret-pw")
+    expect(JSON.stringify(config)).not.toContain("s3cret-pw")
+  })
+})

@@ -1,0 +1,58 @@
+import { Effect } from "effect"
+import { Unavailable } from "@accord/core"
+
+/** Socket errors that mean "the server cannot be reached now", not "the statement is wrong". */
+const SOCKET_CODES = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ECONNABORTED",
+  "EPIPE",
+  "ETIMEDOUT",
+  "EHOSTUNREACH",
+  "EHOSTDOWN",
+  "ENETUNREACH",
+  "ENETDOWN",
+  "ENOTFOUND",
+  "EAI_AGAIN"
+])
+
+/**
+ * SQLSTATEs of a server that is going away or not taking connections: class 08 (connection exception), 57P01
+ * admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now, 53300 too_many_connections.
+ */
+const isUnavailableSqlState = (code: string): boolean =>
+  code.startsWith("08") || code === "57P01" || code === "57P02" || code === "57P03" || code === "53300"
+
+/** node-postgres reports a lost or never-made connection with plain Errors that carry no code, only these messages. */
+const CONNECTION_MESSAGES = [
+  /^Connection terminated/,
+  /is not queryable$/,
+  /^timeout exceeded when trying to connect$/,
+  /^timeout expired$/,
+  /^Query read timeout$/
+]
+
+const fieldOf = (error: object, key: "code" | "message" | "cause" | "errors"): unknown =>
+  key in error ? (error as Record<typeof key, unknown>)[key] : undefined
+
+/** True for failures of the connection itself (refused, reset, terminated, timed out), whatever wraps them. */
+export const isConnectionError = (error: unknown, depth = 0): boolean => {
+  if (typeof error !== "object" || error === null || depth > 4) return false
+  const code = fieldOf(error, "code")
+  if (typeof code === "string" && (SOCKET_CODES.has(code) || (/^[0-9A-Z]{5}$/.test(code) && isUnavailableSqlState(code)))) {
+    return true
+  }
+  const message = fieldOf(error, "message")
+  if (typeof message === "string" && CONNECTION_MESSAGES.some((pattern) => pattern.test(message))) return true
+  // Node's happy-eyeballs connect fails with an AggregateError of one error per address tried.
+  const errors = fieldOf(error, "errors")
+  if (Array.isArray(errors) && errors.some((inner) => isConnectionError(inner, depth + 1))) return true
+  return isConnectionError(fieldOf(error, "cause"), depth + 1)
+}
+
+export const storeUnreachable = (cause: unknown): Unavailable =>
+  new Unavailable({ reason: "store_unreachable", retryAfterSeconds: 1, cause })
+
+/** The one place a driver error is judged: an unreachable database is Unavailable, anything else is a bug (defect). */
+export const fromDriverError = (error: unknown): Effect.Effect<never, Unavailable> =>
+  isConnectionError(error) ? Effect.fail(storeUnreachable(error)) : Effect.die(error)

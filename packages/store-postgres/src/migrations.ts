@@ -1,0 +1,114 @@
+import { Data, Effect, Schema } from "effect"
+import type { Unavailable } from "@accord/core"
+import { queryRows, type SqlExecutor } from "./sql-executor.js"
+
+/** One step of the schema, applied once, in order of `version`, inside the transaction that records it. */
+export interface Migration {
+  readonly version: number
+  readonly name: string
+  readonly statements: ReadonlyArray<string>
+}
+
+/**
+ * The schema's history. Append only: an applied migration is never edited, a change is a new version.
+ * Timestamps are `timestamptz(3)`, the precision of a JS Date, so what is written is exactly what is read back.
+ * Ids compared or ordered by the API use `COLLATE "C"` (code-point order, whatever the database's locale).
+ */
+export const migrations: ReadonlyArray<Migration> = [
+  {
+    version: 1,
+    name: "initial tables",
+    statements: [
+      `CREATE TABLE plan_entries (
+        email_key text COLLATE "C" PRIMARY KEY,
+        email text NOT NULL,
+        password_hash text NOT NULL,
+        created_at timestamptz(3) NOT NULL
+      )`,
+      `CREATE TABLE preferences (
+        id serial PRIMARY KEY,
+        user_id text COLLATE "C" NOT NULL UNIQUE,
+        language text NOT NULL,
+        timezone integer NOT NULL,
+        mfa_enabled boolean NOT NULL,
+        created_at timestamptz(3) NOT NULL,
+        updated_at timestamptz(3) NOT NULL
+      )`,
+      `CREATE TABLE payment_methods (
+        id text COLLATE "C" PRIMARY KEY,
+        user_id text COLLATE "C" NOT NULL,
+        is_default boolean NOT NULL DEFAULT false,
+        created_at timestamptz(3) NOT NULL,
+        updated_at timestamptz(3) NOT NULL
+      )`,
+      `CREATE INDEX payment_methods_user_idx ON payment_methods (user_id, id)`,
+      // The invariant "at most one default per user" is the database's to keep, not only the code's.
+      `CREATE UNIQUE INDEX payment_methods_one_default_per_user ON payment_methods (user_id) WHERE is_default`,
+      `CREATE TABLE credentials (
+        token_digest text COLLATE "C" PRIMARY KEY,
+        kind text NOT NULL CHECK (kind IN ('user', 'client')),
+        principal_id text COLLATE "C" NOT NULL
+      )`
+    ]
+  }
+]
+
+/** A PostgreSQL schema name we accept: a plain identifier, so it needs no escaping beyond double quotes. */
+const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/
+
+export class InvalidSchemaName extends Data.TaggedError("InvalidSchemaName")<{ readonly schema: string }> {
+  override get message(): string {
+    return `invalid PostgreSQL schema name ${JSON.stringify(this.schema)}: use 1 to 63 characters of [A-Za-z0-9_], not starting with a digit`
+  }
+}
+
+/** The schema name as a quoted identifier, after checking it is a plain one. */
+export const quoteSchema = (schema: string): Effect.Effect<string, InvalidSchemaName> =>
+  SCHEMA_NAME.test(schema) ? Effect.succeed(`"${schema}"`) : Effect.fail(new InvalidSchemaName({ schema }))
+
+const versionRows = queryRows(Schema.Struct({ version: Schema.Number }))
+
+export interface MigrationReport {
+  /** Versions this call applied, in order; empty when the database was already up to date. */
+  readonly applied: ReadonlyArray<number>
+  /** The highest version now in the database. */
+  readonly current: number
+}
+
+/**
+ * Brings the database (or `schema`, created when missing) up to the latest migration. Idempotent, and safe when
+ * several processes start at once: everything runs in one transaction that first takes an advisory lock on the
+ * schema, so the others wait, then find the versions recorded and apply nothing. The executor's connections must
+ * already resolve unqualified names to `schema` (search_path).
+ */
+export const applyMigrations = (
+  executor: SqlExecutor,
+  schema?: string,
+  all: ReadonlyArray<Migration> = migrations
+): Effect.Effect<MigrationReport, Unavailable | InvalidSchemaName> =>
+  Effect.gen(function* () {
+    const quoted = schema === undefined ? undefined : yield* quoteSchema(schema)
+    return yield* executor.transaction((tx) =>
+      Effect.gen(function* () {
+        yield* tx.query("SELECT pg_advisory_xact_lock(hashtext('accord.migrate'), hashtext($1))", [schema ?? ""])
+        if (quoted !== undefined) yield* tx.query(`CREATE SCHEMA IF NOT EXISTS ${quoted}`)
+        yield* tx.query(
+          `CREATE TABLE IF NOT EXISTS accord_migrations (
+            version integer PRIMARY KEY,
+            name text NOT NULL,
+            applied_at timestamptz(3) NOT NULL DEFAULT now()
+          )`
+        )
+        const done = new Set((yield* versionRows(tx, "SELECT version FROM accord_migrations")).map((row) => row.version))
+        const applied: Array<number> = []
+        for (const migration of [...all].sort((a, b) => a.version - b.version)) {
+          if (done.has(migration.version)) continue
+          for (const statement of migration.statements) yield* tx.query(statement)
+          yield* tx.query("INSERT INTO accord_migrations (version, name) VALUES ($1, $2)", [migration.version, migration.name])
+          applied.push(migration.version)
+          done.add(migration.version)
+        }
+        return { applied, current: Math.max(0, ...done) }
+      })
+    )
+  })

@@ -1,5 +1,6 @@
 import { Cause, Data, Effect, Exit } from "effect"
 import { Unauthenticated, InsufficientScope, type DomainError } from "../domain/errors.js"
+import type { Principal } from "../domain/principal.js"
 import { Authenticator } from "../ports/authenticator.js"
 import { readCredential } from "./authorization.js"
 import { docsPage, DOCS_INIT_SCRIPT } from "./docs-page.js"
@@ -7,12 +8,14 @@ import { isJsonObject, readJson } from "./json-body.js"
 import { isJsonMediaType } from "./media-type.js"
 import { makeOpenApiDocument } from "./openapi.js"
 import { problemBody, problemOf, problems, type Problem } from "./problem.js"
+import { makeRateLimiter } from "./rate-limit.js"
 import { compileRouter } from "./router.js"
 import { apiRoutes, type Operation, type OperationRequest } from "./routes.js"
 import type { AccordServices, HttpHandler, HttpHandlerOptions, HttpRequest, HttpResponse } from "./types.js"
 
 export const DEFAULT_PREFIX = "/api"
 export const DEFAULT_BODY_LIMIT = 16_384
+export const DEFAULT_MAX_PATH_LENGTH = 2048
 
 const JSON_TYPE = "application/json; charset=utf-8"
 const PROBLEM_TYPE = "application/problem+json; charset=utf-8"
@@ -85,11 +88,15 @@ const readBody = (request: HttpRequest, limit: number): Effect.Effect<unknown, H
 }
 
 /** The whole life of an API request after routing: credentials, body, use case; every failure a problem. */
+const principalKey = (principal: Principal): string =>
+  principal._tag === "User" ? `user:${principal.userId}` : `client:${principal.clientId}`
+
 const runOperation = (
   operation: Operation,
   request: HttpRequest,
   params: OperationRequest["params"],
-  limit: number
+  limit: number,
+  rateLimit: ((key: string) => number) | undefined
 ): Effect.Effect<{ readonly status: number; readonly body: unknown }, HttpProblem, AccordServices> => {
   type Program = Effect.Effect<unknown, DomainError | HttpProblem, AccordServices>
   const withBody = (run: (input: OperationRequest) => Program): Program =>
@@ -105,6 +112,8 @@ const runOperation = (
     access.kind === "none"
       ? withBody(access.run)
       : Effect.flatMap(authenticate(request), (principal): Program => {
+          const waitSeconds = rateLimit?.(principalKey(principal)) ?? 0
+          if (waitSeconds > 0) return Effect.fail(new HttpProblem({ problem: problems.rateLimited(waitSeconds) }))
           if (access.kind === "any") return withBody((input) => access.run(principal, input))
           if (principal._tag !== "User") return Effect.fail(new InsufficientScope())
           return withBody((input) => access.run(principal.userId, input))
@@ -123,6 +132,8 @@ export const makeHttpHandler = (options: HttpHandlerOptions): HttpHandler => {
   const prefix = normalisePrefix(options.prefix ?? DEFAULT_PREFIX)
   const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT
   const runtime = options.runtime
+  const maxPathLength = options.maxPathLength ?? DEFAULT_MAX_PATH_LENGTH
+  const rateLimit = options.rateLimit === undefined ? undefined : makeRateLimiter(options.rateLimit)
   const docs = options.docs ?? new Map()
   let openApiJson: string | undefined
   const openApi = () => (openApiJson ??= JSON.stringify(makeOpenApiDocument({ serverUrl: prefix })))
@@ -163,6 +174,7 @@ export const makeHttpHandler = (options: HttpHandlerOptions): HttpHandler => {
   const answer = async (request: HttpRequest, requestId: string): Promise<{ response: HttpResponse; template?: string }> => {
     const isHead = request.method === "HEAD"
     const path = request.path
+    if (path.length > maxPathLength) return { response: problemResponse(requestId, problems.uriTooLong(maxPathLength), isHead) }
     const inPrefix = path === prefix || path.startsWith(prefix + "/")
     const match = inPrefix ? route(path.slice(prefix.length)) : undefined
     if (match === undefined) return { response: problemResponse(requestId, problems.notFound(), isHead) }
@@ -179,7 +191,7 @@ export const makeHttpHandler = (options: HttpHandlerOptions): HttpHandler => {
       if (file === undefined) return { response: problemResponse(requestId, problems.notFound(), isHead), template }
       return { response: respond(requestId, 200, file.contentType, isHead ? undefined : file.body), template }
     }
-    const exit = await runtime.runPromiseExit(runOperation(endpoint.operation, request, match.params, limit))
+    const exit = await runtime.runPromiseExit(runOperation(endpoint.operation, request, match.params, limit, rateLimit))
     if (Exit.isSuccess(exit)) {
       const { status, body } = exit.value
       return { response: respond(requestId, status, JSON_TYPE, isHead ? undefined : JSON.stringify(body)), template }

@@ -20,10 +20,12 @@ export const ProblemSchema = Schema.Struct({
 
 type JsonObject = Record<string, unknown>
 
-const CREDENTIAL_STATUSES = [401]
+/** Every credentialed operation: bad credentials, and the per-credential rate limit when the host enables it. */
+const CREDENTIAL_STATUSES = [401, 429]
 const ERROR_HEADERS: Readonly<Record<number, JsonObject>> = {
   401: { "WWW-Authenticate": { schema: { type: "string" }, description: "Bearer challenge" } },
   403: { "WWW-Authenticate": { schema: { type: "string" }, description: "Bearer challenge (insufficient_scope)" } },
+  429: { "Retry-After": { schema: { type: "integer" }, description: "Seconds until the credential may send again" } },
   503: { "Retry-After": { schema: { type: "integer" }, description: "Seconds to wait before retrying" } }
 }
 

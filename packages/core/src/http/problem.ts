@@ -13,6 +13,8 @@ export type ProblemCode =
   | "method_not_allowed"
   | "payload_too_large"
   | "unsupported_media_type"
+  | "rate_limited"
+  | "uri_too_long"
   | "unavailable"
   | "internal"
 
@@ -27,7 +29,9 @@ export const REASON_PHRASES: Readonly<Record<number, string>> = {
   404: "Not Found",
   405: "Method Not Allowed",
   413: "Content Too Large",
+  414: "URI Too Long",
   415: "Unsupported Media Type",
+  429: "Too Many Requests",
   500: "Internal Server Error",
   503: "Service Unavailable"
 }
@@ -63,6 +67,13 @@ export const problems = {
     status: 415,
     code: "unsupported_media_type",
     detail: "The body must be sent as application/json (UTF-8)."
+  }),
+  uriTooLong: (max: number): Problem => ({ status: 414, code: "uri_too_long", detail: `The path is longer than ${max} characters.` }),
+  rateLimited: (retryAfterSeconds: number): Problem => ({
+    status: 429,
+    code: "rate_limited",
+    detail: "Too many requests with this credential; retry later.",
+    headers: { "retry-after": String(retryAfterSeconds) }
   }),
   internal: (): Problem => ({ status: 500, code: "internal", detail: "An unexpected error occurred." })
 } as const

@@ -1,4 +1,5 @@
 import type { ManagedRuntime } from "effect"
+import type { RateLimitOptions } from "./rate-limit.js"
 import type { Authenticator } from "../ports/authenticator.js"
 import type { PasswordHasher } from "../ports/password-hasher.js"
 import type { PaymentMethods } from "../ports/payment-methods.js"
@@ -61,6 +62,10 @@ export interface HttpHandlerOptions {
   readonly bodyLimit?: number
   /** Static files of the offline API reference page, served under `{prefix}/docs`. */
   readonly docs?: DocsAssets
+  /** Per-credential token bucket; off when absent. Over the limit: 429 `rate_limited` with Retry-After. */
+  readonly rateLimit?: RateLimitOptions
+  /** Longest accepted request path in characters, default 2048; longer is 414 `uri_too_long`. */
+  readonly maxPathLength?: number
   readonly onResponse?: (log: RequestLog) => void
   /** Called for every 500 with the request id; the client sees only a generic problem. */
   readonly onInternalError?: (requestId: string, cause: unknown) => void

@@ -1,0 +1,114 @@
+import { randomBytes } from "node:crypto"
+import { describe, expect, it } from "@effect/vitest"
+import { Context, Effect, Layer, Schema } from "effect"
+import {
+  LanguageTag,
+  PaymentMethodId,
+  PaymentMethods,
+  PreferencesStore,
+  Seed,
+  StoreAdmin,
+  TimezoneOffset,
+  UserId
+} from "@accord/core"
+import { PostgresStoreLive } from "@accord/store-postgres"
+import { adminQuery, databaseUrl, dropSchemaOnClose, freshSchema, skipReason } from "./postgres-helpers.js"
+
+const url = databaseUrl ?? ""
+const PROCESSES = 4
+
+/** Several stores on one schema, each with its own pool: as many separate processes sharing a database would be. */
+const storesSharingOneSchema = Effect.gen(function* () {
+  const schema = freshSchema()
+  yield* dropSchemaOnClose(url, schema)
+  const stores = yield* Effect.all(
+    Array.from({ length: PROCESSES }, () => Layer.build(PostgresStoreLive({ connectionString: url, schema, poolSize: 5 }))),
+    { concurrency: "unbounded" }
+  )
+  return { schema, stores }
+})
+
+const defaultsIn = async (schema: string, userId: string) =>
+  (await adminQuery(url, `SELECT id FROM "${schema}".payment_methods WHERE user_id = $1 AND is_default`, [userId])).rows
+
+describe.skipIf(databaseUrl === undefined)(
+  databaseUrl === undefined ? `concurrency across pools (skipped: ${skipReason})` : "concurrency across pools",
+  () => {
+    it.live("200 concurrent setDefault calls spread over 4 pools all succeed and leave exactly one default", () =>
+      Effect.gen(function* () {
+        const { schema, stores } = yield* storesSharingOneSchema
+        const userId = UserId.make(`u_${randomBytes(6).toString("hex")}`)
+        const ids = Array.from({ length: 8 }, (_, index) => PaymentMethodId.make(`pm_${index}`))
+        const first = stores[0] ?? Context.empty()
+        yield* Effect.provide(
+          Effect.flatMap(StoreAdmin, (admin) =>
+            admin.loadSeed(Schema.decodeUnknownSync(Seed)({ payment_methods: ids.map((id) => ({ id, user_id: userId })) }))
+          ),
+          first
+        )
+        const calls = Array.from({ length: 200 }, (_, index) =>
+          Effect.provide(
+            Effect.flatMap(PaymentMethods, (methods) =>
+              methods.setDefault(userId, ids[(index * 5) % ids.length] ?? PaymentMethodId.make("pm_0"), new Date(Date.UTC(2030, 0, 1, 0, 0, 0, index)))
+            ),
+            stores[index % PROCESSES] ?? first
+          )
+        )
+        const results = yield* Effect.all(calls, { concurrency: "unbounded" })
+        expect(results.every((method) => method.isDefault && method.userId === userId)).toBe(true)
+        expect(yield* Effect.promise(() => defaultsIn(schema, userId))).toHaveLength(1)
+        const listed = yield* Effect.provide(Effect.flatMap(PaymentMethods, (methods) => methods.listByUser(userId)), first)
+        expect(listed.filter((method) => method.isDefault)).toHaveLength(1)
+        expect(listed).toHaveLength(ids.length)
+      }).pipe(Effect.scoped))
+
+    it.live("concurrent preference updates of one user over 4 pools serialise: no update is lost", () =>
+      Effect.gen(function* () {
+        const { stores } = yield* storesSharingOneSchema
+        const userId = UserId.make(`u_${randomBytes(6).toString("hex")}`)
+        const now = new Date(Date.UTC(2030, 0, 1))
+        // 56 increments of 15 minutes take the offset from 0 to 840, the maximum.
+        const increments = Array.from({ length: 56 }, (_, index) =>
+          Effect.provide(
+            Effect.flatMap(PreferencesStore, (store) =>
+              store.update(userId, now, (current) => ({
+                ...current,
+                timezone: TimezoneOffset.make(current.timezone + 15),
+                updatedAt: now
+              }))
+            ),
+            stores[index % PROCESSES] ?? Context.empty()
+          )
+        )
+        const language = Effect.provide(
+          Effect.flatMap(PreferencesStore, (store) =>
+            store.update(userId, now, (current) => ({ ...current, language: LanguageTag.make("pt-BR"), updatedAt: now }))
+          ),
+          stores[1] ?? Context.empty()
+        )
+        yield* Effect.all([...increments, language], { concurrency: "unbounded", discard: true })
+        const final = yield* Effect.provide(
+          Effect.flatMap(PreferencesStore, (store) => store.getOrCreate(userId, now)),
+          stores[2] ?? Context.empty()
+        )
+        expect(final).toMatchObject({ timezone: 840, language: "pt-BR" })
+      }).pipe(Effect.scoped))
+
+    it.live("concurrent first reads of one user over 4 pools create one record", () =>
+      Effect.gen(function* () {
+        const { schema, stores } = yield* storesSharingOneSchema
+        const userId = UserId.make(`u_${randomBytes(6).toString("hex")}`)
+        const now = new Date(Date.UTC(2030, 0, 1))
+        const reads = Array.from({ length: 40 }, (_, index) =>
+          Effect.provide(
+            Effect.flatMap(PreferencesStore, (store) => store.getOrCreate(userId, now)),
+            stores[index % PROCESSES] ?? Context.empty()
+          )
+        )
+        const records = yield* Effect.all(reads, { concurrency: "unbounded" })
+        expect(new Set(records.map((record) => record.id)).size).toBe(1)
+        const rows = yield* Effect.promise(() => adminQuery(url, `SELECT count(*)::int AS n FROM "${schema}".preferences WHERE user_id = $1`, [userId]))
+        expect(rows.rows).toEqual([{ n: 1 }])
+      }).pipe(Effect.scoped))
+  }
+)

@@ -1,0 +1,205 @@
+import { randomBytes } from "node:crypto"
+import { describe, expect, it } from "@effect/vitest"
+import { Cause, Effect, Exit, Fiber, Layer, Option, Schema } from "effect"
+import {
+  Authenticator,
+  Email,
+  emailKey,
+  PasswordHash,
+  PaymentMethodId,
+  PaymentMethods,
+  PlanEntries,
+  PreferencesStore,
+  Seed,
+  StoreAdmin,
+  TimezoneOffset,
+  Unavailable,
+  UserId
+} from "@accord/core"
+import { makePgPool, makePoolExecutor, PostgresStoreLive } from "@accord/store-postgres"
+import { adminQuery, databaseUrl, dropSchemaOnClose, freshSchema, skipReason } from "./postgres-helpers.js"
+import { startTcpProxy, viaProxy } from "./tcp-proxy.js"
+
+const url = databaseUrl ?? ""
+const target = (() => {
+  const parsed = new URL(url || "postgres://127.0.0.1:5432")
+  return { host: parsed.hostname, port: Number(parsed.port || 5432) }
+})()
+
+const unreachable = { _tag: "Unavailable", reason: "store_unreachable", retryAfterSeconds: 1 }
+const hex = () => randomBytes(6).toString("hex")
+const decodeEmail = Schema.decodeUnknownSync(Email)
+
+/** A proxy in front of the database, stopped (outage over) when the scope closes. */
+const proxyInFront = Effect.acquireRelease(
+  Effect.promise(() => startTcpProxy(target)),
+  (proxy) => Effect.promise(() => proxy.stop())
+)
+
+/** A store through the proxy, in a fresh schema that is dropped (over a direct connection) afterwards. */
+const storeBehindProxy = Effect.gen(function* () {
+  const proxy = yield* proxyInFront
+  const schema = freshSchema()
+  yield* dropSchemaOnClose(url, schema)
+  const context = yield* Layer.build(PostgresStoreLive({ connectionString: viaProxy(url, proxy), schema, poolSize: 4 }))
+  return { proxy, schema, context }
+})
+
+/** The typed failure of an exit, or the exit itself when it has none (so a mismatch shows what happened). */
+const failureOf = <A, E>(exit: Exit.Exit<A, E>): E | Exit.Exit<A, E> =>
+  Exit.isFailure(exit) ? Option.getOrElse(Cause.failureOption(exit.cause), () => exit) : exit
+
+const entryFor = (address: string) => {
+  const email = decodeEmail(address)
+  return { email, emailKey: emailKey(email), passwordHash: PasswordHash.make("scrypt$x"), createdAt: new Date() }
+}
+
+describe.skipIf(databaseUrl === undefined)(
+  databaseUrl === undefined ? `outage and recovery (skipped: ${skipReason})` : "outage and recovery",
+  () => {
+    it.live("a database that cannot be reached at start fails the layer with Unavailable(store_unreachable)", () =>
+      Effect.gen(function* () {
+        const error = yield* Effect.flip(Layer.build(PostgresStoreLive({ connectionString: "postgres://postgres@127.0.0.1:1/test" })))
+        expect(error).toBeInstanceOf(Unavailable)
+        expect(error).toMatchObject(unreachable)
+      }).pipe(Effect.scoped))
+
+    it.live("every port answers Unavailable during a cut and works again afterwards, with the same layer", () =>
+      Effect.gen(function* () {
+        const { proxy, context } = yield* storeBehindProxy
+        const userId = UserId.make(`u_${hex()}`)
+        const token = `tok_${hex()}`
+        const methodIds = [PaymentMethodId.make(`pm_a_${hex()}`), PaymentMethodId.make(`pm_b_${hex()}`)] as const
+        const seed = Schema.decodeUnknownSync(Seed)({
+          users: [{ id: userId, token }],
+          payment_methods: methodIds.map((id) => ({ id, user_id: userId }))
+        })
+        const now = new Date(Date.UTC(2030, 0, 1))
+        const calls = {
+          ping: Effect.flatMap(StoreAdmin, (admin) => admin.ping),
+          seed: Effect.flatMap(StoreAdmin, (admin) => admin.loadSeed(seed)),
+          authenticate: Effect.flatMap(Authenticator, (auth) => auth.authenticate(token)),
+          list: Effect.flatMap(PaymentMethods, (methods) => methods.listByUser(userId)),
+          setDefault: Effect.flatMap(PaymentMethods, (methods) => methods.setDefault(userId, methodIds[1], now)),
+          preferences: Effect.flatMap(PreferencesStore, (store) =>
+            store.update(userId, now, (current) => ({ ...current, timezone: TimezoneOffset.make(60), updatedAt: now }))
+          ),
+          insert: Effect.flatMap(PlanEntries, (entries) => entries.insertIfAbsent(entryFor(`${hex()}@example.com`)))
+        }
+        const all = Object.values(calls).map((call) => Effect.provide(Effect.exit(call), context))
+
+        yield* Effect.provide(calls.seed, context)
+        yield* Effect.promise(() => proxy.stop())
+        for (const exit of yield* Effect.all(all, { concurrency: "unbounded" })) expect(failureOf(exit)).toMatchObject(unreachable)
+
+        const acceptedBefore = proxy.accepted()
+        yield* Effect.promise(() => proxy.start())
+        for (const exit of yield* Effect.all(all, { concurrency: "unbounded" })) expect(exit._tag).toBe("Success")
+        expect(proxy.accepted()).toBeGreaterThan(acceptedBefore)
+        expect(yield* Effect.provide(calls.authenticate, context)).toMatchObject({ _tag: "User", userId })
+        const listed = yield* Effect.provide(calls.list, context)
+        expect(listed.filter((method) => method.isDefault).map((method) => method.id)).toEqual([methodIds[1]])
+      }).pipe(Effect.scoped))
+
+    it.live("writes racing a flapping connection: failures are Unavailable, and no acknowledged write is lost", () =>
+      Effect.gen(function* () {
+        const { proxy, schema, context } = yield* storeBehindProxy
+        const acknowledged: Array<string> = []
+        const failures: Array<unknown> = []
+        const writer = (id: number) =>
+          Effect.forEach(
+            Array.from({ length: 60 }, (_, index) => index),
+            (index) =>
+              Effect.provide(
+                Effect.flatMap(PlanEntries, (entries) => {
+                  const entry = entryFor(`w${id}.${index}.${hex()}@example.com`)
+                  return Effect.map(entries.insertIfAbsent(entry), (inserted) => {
+                    if (inserted) acknowledged.push(entry.emailKey)
+                  })
+                }),
+                context
+              ).pipe(
+                Effect.catchAllCause((cause) => Effect.sync(() => failures.push(Cause.squash(cause)))),
+                Effect.zipLeft(Effect.sleep("5 millis"))
+              ),
+            { discard: true }
+          )
+        // One user's counter, incremented by a single fiber: each acknowledged increment must be in the final value.
+        const userId = UserId.make(`u_${hex()}`)
+        let incrementsAcknowledged = 0
+        let incrementsAttempted = 0
+        const counter = Effect.forEach(
+          Array.from({ length: 50 }, (_, index) => index),
+          () =>
+            Effect.provide(
+              Effect.flatMap(PreferencesStore, (store) => {
+                incrementsAttempted++
+                return store.update(userId, new Date(), (current) => ({
+                  ...current,
+                  timezone: TimezoneOffset.make(current.timezone + 15),
+                  updatedAt: new Date()
+                }))
+              }),
+              context
+            ).pipe(
+              Effect.map(() => {
+                incrementsAcknowledged++
+              }),
+              Effect.catchAllCause((cause) => Effect.sync(() => failures.push(Cause.squash(cause)))),
+              Effect.zipLeft(Effect.sleep("8 millis"))
+            ),
+          { discard: true }
+        )
+        const work = yield* Effect.fork(Effect.all([writer(1), writer(2), writer(3), counter], { concurrency: "unbounded" }))
+        for (let cut = 0; cut < 3; cut++) {
+          yield* Effect.sleep("80 millis")
+          yield* Effect.promise(() => proxy.stop())
+          yield* Effect.sleep("60 millis")
+          yield* Effect.promise(() => proxy.start())
+        }
+        yield* Fiber.join(work)
+
+        expect(failures.length).toBeGreaterThan(0)
+        for (const failure of failures) expect(failure).toMatchObject(unreachable)
+        expect(acknowledged.length).toBeGreaterThan(0)
+        const stored = yield* Effect.promise(() =>
+          adminQuery(url, `SELECT email_key FROM "${schema}".plan_entries WHERE email_key = ANY($1)`, [acknowledged])
+        )
+        expect(stored.rows.length).toBe(acknowledged.length)
+        const counterRow = yield* Effect.promise(() =>
+          adminQuery(url, `SELECT timezone FROM "${schema}".preferences WHERE user_id = $1`, [userId])
+        )
+        const final = (counterRow.rows[0]?.timezone ?? 0) / 15
+        expect(final).toBeGreaterThanOrEqual(incrementsAcknowledged)
+        expect(final).toBeLessThanOrEqual(incrementsAttempted)
+        // With the database back, the same layer serves at once.
+        yield* Effect.provide(Effect.flatMap(StoreAdmin, (admin) => admin.ping), context)
+      }).pipe(Effect.scoped))
+
+    it.live("a connection the server terminates (57P01) mid-query is Unavailable, and the pool replaces it", () =>
+      Effect.gen(function* () {
+        const applicationName = `accord_kill_${hex()}`
+        const connectionString = `${url}${url.includes("?") ? "&" : "?"}application_name=${applicationName}`
+        const executor = makePoolExecutor(yield* makePgPool({ connectionString, poolSize: 1 }))
+        const sleeper = yield* Effect.fork(Effect.flip(executor.query("SELECT pg_sleep(30)")))
+        // Wait until the statement runs on the server, then terminate its backend as an administrator would.
+        yield* Effect.promise(async () => {
+          for (;;) {
+            const killed = await adminQuery(
+              url,
+              "SELECT pg_terminate_backend(pid) AS killed FROM pg_stat_activity WHERE application_name = $1 AND query LIKE 'SELECT pg_sleep%'",
+              [applicationName]
+            )
+            if (killed.rows.length > 0) return
+            await new Promise((resolve) => setTimeout(resolve, 20))
+          }
+        })
+        const error = yield* Fiber.join(sleeper)
+        expect(error).toMatchObject(unreachable)
+        expect(error.cause).toMatchObject({ code: "57P01" })
+        expect(yield* executor.query("SELECT 1 AS one")).toEqual([{ one: 1 }])
+        const transactional = yield* executor.transaction((tx) => tx.query("SELECT 2 AS two"))
+        expect(transactional).toEqual([{ two: 2 }])
+      }).pipe(Effect.scoped))
+  }
+)

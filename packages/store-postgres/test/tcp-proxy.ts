@@ -1,0 +1,73 @@
+import net from "node:net"
+
+/**
+ * A TCP proxy on 127.0.0.1 that a test can cut and restore, to play a database outage without touching the
+ * database: `stop()` refuses new connections and drops every open one; `start()` listens again on the same port.
+ */
+export interface TcpProxy {
+  readonly port: number
+  /** Stops accepting and destroys every proxied connection (both sides), like a server crash or a network cut. */
+  readonly stop: () => Promise<void>
+  /** Accepts connections again, on the same port. */
+  readonly start: () => Promise<void>
+  /** Connections accepted so far, to tell that a client really reconnected. */
+  readonly accepted: () => number
+}
+
+const listen = (server: net.Server, port: number): Promise<number> =>
+  new Promise((resolve, reject) => {
+    server.once("error", reject)
+    server.listen(port, "127.0.0.1", () => {
+      server.removeListener("error", reject)
+      const address = server.address()
+      if (address === null || typeof address === "string") reject(new Error("proxy has no TCP address"))
+      else resolve(address.port)
+    })
+  })
+
+export const startTcpProxy = async (target: { readonly host: string; readonly port: number }): Promise<TcpProxy> => {
+  const open = new Set<net.Socket>()
+  let accepted = 0
+  const track = (socket: net.Socket) => {
+    open.add(socket)
+    socket.on("close", () => open.delete(socket))
+    // A cut connection errors on both sides; that is the point, not a test failure.
+    socket.on("error", () => socket.destroy())
+  }
+  const server = net.createServer((client) => {
+    accepted++
+    const upstream = net.connect(target.port, target.host)
+    track(client)
+    track(upstream)
+    client.on("close", () => upstream.destroy())
+    upstream.on("close", () => client.destroy())
+    client.pipe(upstream)
+    upstream.pipe(client)
+  })
+  const port = await listen(server, 0)
+  let listening = true
+  return {
+    port,
+    accepted: () => accepted,
+    stop: () =>
+      new Promise((resolve) => {
+        if (!listening) return resolve()
+        listening = false
+        server.close(() => resolve())
+        for (const socket of open) socket.destroy()
+      }),
+    start: async () => {
+      if (listening) return
+      await listen(server, port)
+      listening = true
+    }
+  }
+}
+
+/** `url` with its host and port replaced by the proxy's. */
+export const viaProxy = (url: string, proxy: TcpProxy): string => {
+  const proxied = new URL(url)
+  proxied.hostname = "127.0.0.1"
+  proxied.port = String(proxy.port)
+  return proxied.toString()
+}

@@ -62,9 +62,7 @@ export const send = (baseUrl: string, request: RawRequest): Promise<RawResponse>
       port: url.port,
       method: request.method,
       path: request.path,
-      agent: false,
-      // A duplicate or odd header must reach the test as it came; the default parser is already strict enough.
-      insecureHTTPParser: false
+      agent: false
     })
     const finish = (outcome: { ok: RawResponse } | { error: Error }): void => {
       if (settled) return

@@ -17,7 +17,7 @@ export class Unauthenticated extends Data.TaggedError("Unauthenticated")<{
 }> {}
 
 /** A valid credential without the right to this operation (a client on a user operation). */
-export class InsufficientScope extends Data.TaggedError("InsufficientScope")<{}> {}
+export class InsufficientScope extends Data.TaggedError("InsufficientScope") {}
 
 /**
  * A dependency cannot serve now (store unreachable, hashing saturated, the identity provider's key set cannot be

@@ -1,0 +1,114 @@
+import { fileURLToPath } from "node:url"
+import { describe, expect, it } from "@effect/vitest"
+import { ESLint } from "eslint"
+
+const repoRoot = fileURLToPath(new URL("../../..", import.meta.url))
+const eslint = new ESLint({ cwd: repoRoot })
+
+/** The rule ids ESLint reports for `code` as if it were the file at `filePath` (relative to the repo root). */
+const ruleIdsFor = async (filePath: string, code: string): Promise<ReadonlyArray<string | null>> => {
+  const [result] = await eslint.lintText(code, { filePath })
+  return result?.messages.map((message) => message.ruleId) ?? ["<no result>"]
+}
+
+const expectClean = async (filePath: string, code: string) => expect(await ruleIdsFor(filePath, code)).toEqual([])
+const expectRule = async (filePath: string, code: string, rule: string) =>
+  expect(await ruleIdsFor(filePath, code)).toContain(rule)
+
+describe("lint: architecture boundaries", () => {
+  describe("packages/core/src", () => {
+    it.each([
+      'import Koa from "koa"',
+      'import Router from "@koa/router"',
+      'import Fastify from "fastify"',
+      'import cors from "@fastify/cors"',
+      'import pg from "pg"',
+      'import { PGlite } from "@electric-sql/pglite"',
+      'import pino from "pino"',
+      'import { jwtVerify } from "jose"',
+      'import { MemoryStoreLive } from "@accord/store-memory"',
+      'import { decoderFor } from "@accord/core"',
+      'export { createServer } from "@accord/adapter-koa"',
+      'import type { Context } from "koa"'
+    ])("refuses %s", async (code) => {
+      await expectRule("packages/core/src/x.ts", `${code}\n`, "no-restricted-imports")
+    })
+
+    it.each([
+      'import { readFile } from "node:fs"',
+      'import { readFile } from "fs/promises"',
+      'import { createHash } from "crypto"',
+      'import http from "http"',
+      'import { setTimeout } from "node:timers/promises"'
+    ])("refuses a Node builtin outside src/node: %s", async (code) => {
+      await expectRule("packages/core/src/http/x.ts", code, "no-restricted-imports")
+    })
+
+    it.each(["process.env.HOME", 'Buffer.from("x")', "__dirname", 'require("fs")', "global", "setImmediate(() => 0)"])(
+      "refuses the Node global in %s outside src/node",
+      async (expression) => {
+        await expectRule("packages/core/src/domain/x.ts", `export const value = ${expression}\n`, "no-restricted-globals")
+      }
+    )
+
+    it("allows effect and relative imports", async () => {
+      await expectClean(
+        "packages/core/src/use-cases/x.ts",
+        'import { Effect } from "effect"\nimport { now } from "./now.js"\nexport const value = Effect.as(now, 1)\n'
+      )
+    })
+
+    it("allows Node builtins and globals inside src/node, but still no framework", async () => {
+      await expectClean(
+        "packages/core/src/node/x.ts",
+        'import { createHash } from "node:crypto"\nexport const digest = createHash("sha256").update(Buffer.from(process.argv.join())).digest("hex")\n'
+      )
+      await expectRule("packages/core/src/node/x.ts", 'import Koa from "koa"\nexport const app = new Koa()\n', "no-restricted-imports")
+    })
+  })
+
+  describe("adapters", () => {
+    it.each(['import { MemoryStoreLive } from "@accord/store-memory"', 'import { makePgStore } from "@accord/store-postgres"', 'import { start } from "@accord/server"'])(
+      "refuse %s",
+      async (code) => {
+        await expectRule("packages/adapter-koa/src/x.ts", `${code}\n`, "no-restricted-imports")
+        await expectRule("packages/adapter-fastify/src/x.ts", `${code}\n`, "no-restricted-imports")
+      }
+    )
+
+    it("may import core and their own framework", async () => {
+      await expectClean(
+        "packages/adapter-koa/src/x.ts",
+        'import Koa from "koa"\nimport { createHttpHandler } from "@accord/core"\nexport const parts = [Koa, createHttpHandler]\n'
+      )
+    })
+  })
+
+  describe("stores", () => {
+    it.each(['import { koaRouter } from "@accord/adapter-koa"', 'import { start } from "@accord/server"', 'import Koa from "koa"', 'import Fastify from "fastify"'])(
+      "refuse %s",
+      async (code) => {
+        await expectRule("packages/store-memory/src/x.ts", `${code}\n`, "no-restricted-imports")
+        await expectRule("packages/store-postgres/src/x.ts", `${code}\n`, "no-restricted-imports")
+      }
+    )
+
+    it("may import core, node builtins and their driver", async () => {
+      await expectClean(
+        "packages/store-postgres/src/x.ts",
+        'import pg from "pg"\nimport { randomUUID } from "node:crypto"\nimport { PlanEntries } from "@accord/core"\nexport const parts = [pg, randomUUID, PlanEntries]\n'
+      )
+    })
+  })
+
+  describe("type safety rules", () => {
+    it("refuses any", async () => {
+      await expectRule("packages/server/src/x.ts", "export const value: any = 1\n", "@typescript-eslint/no-explicit-any")
+    })
+
+    it("refuses @ts-ignore and @ts-expect-error", async () => {
+      await expectRule("packages/server/src/x.ts", "// @ts-ignore\nexport const value = 1\n", "@typescript-eslint/ban-ts-comment")
+      await expectRule("packages/server/src/x.ts", "// @ts-expect-error\nexport const value = 1\n", "@typescript-eslint/ban-ts-comment")
+    })
+  })
+})

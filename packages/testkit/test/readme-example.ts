@@ -1,0 +1,22 @@
+import { Authenticator, updateLanguagePreferences, type UserId } from "@accord/core"
+import { makeAccordTestKit } from "@accord/testkit"
+import { Effect } from "effect"
+
+// Host code under test: adopt the browser's first language when a user signs in.
+const adoptBrowserLanguage = (userId: UserId, acceptLanguage: string) =>
+  updateLanguagePreferences(userId, { language: acceptLanguage.split(",")[0]?.split(";")[0] })
+
+const kit = await makeAccordTestKit()
+try {
+  const signedIn = await kit.runtime.runPromise(
+    Effect.flatMap(Authenticator, (authenticator) => authenticator.authenticate(kit.user.token))
+  )
+  if (signedIn._tag !== "User") throw new Error("expected a user")
+  const preferences = await kit.runtime.runPromise(adoptBrowserLanguage(signedIn.userId, "pt-br,en;q=0.8"))
+  console.log(signedIn.userId, preferences.language)
+  console.log(kit.paymentMethods.map((method) => method.id))
+} finally {
+  await kit.dispose()
+}
+// u_1 pt-BR
+// [ 'pm_1', 'pm_2' ]

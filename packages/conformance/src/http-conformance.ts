@@ -695,6 +695,10 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
         for (const [label, body, errors] of cases) {
           expectProblem(`POST plan entry, ${label}`, await postPlanEntry(users.auth, JSON.stringify(body)), validation(errors))
         }
+        const secret = `Secret-${run}-`.padEnd(129, "s")
+        const res = await postPlanEntry(users.auth, JSON.stringify({ email: `secret.${run}@example.com`, password: secret }))
+        expectProblem("POST plan entry, long password", res, validation([["/password", "too_long"]]))
+        expect(text(res), "the password is not reflected").not.toContain(`Secret-${run}`)
       })
 
       it("bodies that are not JSON objects", async () => {
@@ -977,7 +981,8 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
           "application/problem+json",
           "application/jsonx",
           "application/x-www-form-urlencoded",
-          "multipart/form-data; boundary=x"
+          "multipart/form-data; boundary=x",
+          ""
         ]) {
           expectProblem(
             `Content-Type ${contentType}`,
@@ -1009,6 +1014,11 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
         expect(Buffer.byteLength(multibyte)).toBeGreaterThan(16_384)
         expectProblem("over 16384 bytes in fewer characters", await putPreferences(user, multibyte), TOO_LARGE)
         expectPreferences("GET after 413s", await getPreferences(user), { language: "fr", timezone: 0, mfa_enabled: false })
+        expectProblem(
+          "set-default with 16385 bytes",
+          await call({ method: "PUT", path: paths.paymentMethod(fx.otherId), headers: jsonHeaders(users.other), body: padded('{"is_default":true', "}", 16_385) }),
+          TOO_LARGE
+        )
       })
 
       it("size: a large declared Content-Length is refused without waiting for the body", async () => {
@@ -1054,6 +1064,9 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
           timeoutMs: 3000
         })
         expectPreferences("GET with 10 MB declared", declared, { language: "en", timezone: 0, mfa_enabled: false })
+        const head = await call({ method: "HEAD", path: paths.preferences, headers: jsonHeaders(user, "text/plain"), body: "not json" })
+        expect(head.status, "HEAD with a text/plain body").toBe(200)
+        expect(head.body.length).toBe(0)
         const options = await call({ method: "OPTIONS", path: paths.preferences, headers: { "Content-Type": "text/plain" }, body: "x".repeat(20_000) })
         expect(options.status, show("OPTIONS with a large text/plain body", options)).toBe(204)
         expect(options.headers["allow"]).toBe("GET, HEAD, OPTIONS, PUT")

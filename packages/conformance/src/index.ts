@@ -13,3 +13,4 @@ export {
   type ParityCase,
   type ParityFixture
 } from "./parity.js"
+export { startWith, type StartAdapter } from "./memory-server.js"

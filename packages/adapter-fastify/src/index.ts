@@ -1,0 +1,100 @@
+import {
+  DEFAULT_PREFIX,
+  makeHttpHandler,
+  type HttpHandler,
+  type HttpHandlerOptions,
+  type RunningServer,
+  type StandaloneServerOptions
+} from "@accord/core"
+import {
+  answerClientError,
+  closeIfBodyUnread,
+  DEFAULT_HOST,
+  DEFAULT_PORT,
+  drainOnClose,
+  responsePayload,
+  serverUrl,
+  toHttpRequest
+} from "@accord/core/node"
+import Fastify, { type FastifyError, type FastifyInstance, type FastifyPluginAsync, type FastifyReply, type FastifyRequest } from "fastify"
+import { createServer, METHODS } from "node:http"
+import { Readable } from "node:stream"
+
+/** Everything `makeHttpHandler` takes except the prefix, which is the one the plugin is registered with. */
+export type AccordPluginOptions = Omit<HttpHandlerOptions, "prefix">
+
+/** Hands the request to the core and writes its answer verbatim. */
+const answer = async (handler: HttpHandler, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+  // The catch-all parser hands over the payload stream (after any host preParsing hook); unparsed requests have none.
+  const body = request.body instanceof Readable ? request.body : request.raw
+  const response = await handler(toHttpRequest(request.raw, body))
+  closeIfBodyUnread(request.raw, reply.raw)
+  return reply.code(response.status).headers(response.headers).send(responsePayload(response.body))
+}
+
+/**
+ * Makes `instance` hand bodies to the core unread: no Fastify parser runs (so none can answer 400/413/415 before the
+ * core has checked the route and the credentials), and the refusals Fastify still makes itself (a Content-Type it
+ * cannot parse) are routed through the core, which answers them in the contract's order.
+ */
+const passBodiesThrough = (instance: FastifyInstance, handler: HttpHandler): void => {
+  instance.removeAllContentTypeParsers()
+  instance.addContentTypeParser("*", (_request, payload, done) => done(null, payload))
+  instance.setErrorHandler((error: FastifyError, request, reply) => {
+    if (typeof error.code === "string" && error.code.startsWith("FST_ERR_CTP_")) return answer(handler, request, reply)
+    // Anything else comes from the host's own hooks: its own error handler decides.
+    throw error
+  })
+}
+
+/** The plugin body: catch-all routes for every method on the prefix and everything under it. */
+const mountAccord = (instance: FastifyInstance, handler: HttpHandler): void => {
+  passBodiesThrough(instance, handler)
+  // The core's route table decides 404/405/OPTIONS/HEAD, so every method of every path under the prefix is ours;
+  // no automatic HEAD route, since HEAD is in the list.
+  for (const url of ["/", "/*"]) {
+    instance.route({ method: instance.supportedMethods, url, exposeHeadRoute: false, handler: (request, reply) => answer(handler, request, reply) })
+  }
+}
+
+/**
+ * Accord as an encapsulated Fastify plugin: `app.register(accordPlugin, { prefix: "/api", runtime })`. Not wrapped
+ * in fastify-plugin, so the prefix applies and its parsers and error handler stay inside it; the host's routes,
+ * parsers and error handler are untouched.
+ */
+export const accordPlugin: FastifyPluginAsync<AccordPluginOptions> = async (instance, options) => {
+  mountAccord(instance, makeHttpHandler({ ...options, prefix: instance.prefix }))
+}
+
+/** A Fastify server serving Accord under `prefix` and the core's 404 problem everywhere else. */
+export const startFastifyServer = async (options: StandaloneServerOptions): Promise<RunningServer> => {
+  const prefix = options.prefix ?? DEFAULT_PREFIX
+  const handler = makeHttpHandler({ ...options, prefix })
+  const server = createServer()
+  const drain = drainOnClose(server)
+  const app = Fastify({
+    logger: false,
+    // CONTRACT "Drain": requests on accepted connections are answered, not refused with Fastify's 503.
+    return503OnClosing: false,
+    // A plain Node server (Node's timeouts, not Fastify's 72 s keep-alive) and Node's answer to malformed HTTP.
+    serverFactory: (listener) => server.on("request", listener),
+    clientErrorHandler: answerClientError,
+    // A path find-my-way cannot decode (`%zz`) is the core's 404, not Fastify's 400.
+    frameworkErrors: (_error, request, reply) => void answer(handler, request, reply).catch((error: Error) => reply.raw.destroy(error))
+  })
+  // Node parses more methods than Fastify routes; without them e.g. PROPFIND would miss the core's 405.
+  for (const method of METHODS) {
+    if (method !== "CONNECT" && !app.supportedMethods.includes(method)) app.addHttpMethod(method, { hasBody: true })
+  }
+  passBodiesThrough(app, handler)
+  app.setNotFoundHandler((request, reply) => answer(handler, request, reply))
+  await app.register(async (instance) => mountAccord(instance, handler), { prefix })
+  await app.listen({ host: options.host ?? DEFAULT_HOST, port: options.port ?? DEFAULT_PORT })
+  return {
+    url: serverUrl(server),
+    close: async () => {
+      await drain(options.drainTimeoutMs)
+      await app.close()
+    }
+  }
+}

@@ -1,0 +1,68 @@
+import {
+  DEFAULT_PREFIX,
+  makeHttpHandler,
+  type HttpHandler,
+  type HttpHandlerOptions,
+  type RunningServer,
+  type StandaloneServerOptions
+} from "@accord/core"
+import { answerClientError, closeIfBodyUnread, DEFAULT_HOST, DEFAULT_PORT, drainOnClose, listen, responsePayload, toHttpRequest } from "@accord/core/node"
+import Router from "@koa/router"
+import Koa, { type Context } from "koa"
+import { createServer } from "node:http"
+
+/** Hands the request to the core (which reads the body itself, JSON only) and writes its answer verbatim. */
+const answer = async (handler: HttpHandler, ctx: Context): Promise<void> => {
+  const response = await handler(toHttpRequest(ctx.req))
+  closeIfBodyUnread(ctx.req, ctx.res)
+  ctx.status = response.status
+  const payload = responsePayload(response.body)
+  if (payload === undefined) {
+    // Koa would invent a body for an empty one ("OK" as text/plain) and strip Content-Type from a 204; a bodyless
+    // answer (204, HEAD) is written as it is instead, exactly as Fastify writes it.
+    ctx.set(response.headers)
+    ctx.respond = false
+    ctx.res.end()
+    return
+  }
+  ctx.body = payload
+  // Koa has just set a Content-Type and Content-Length of its own: replace them so the header block is Fastify's,
+  // byte for byte (the core's headers in its order and spelling, then content-length).
+  ctx.remove("Content-Type")
+  ctx.remove("Content-Length")
+  ctx.set({ ...response.headers, "content-length": String(payload.length) })
+}
+
+const routerFor = (handler: HttpHandler, prefix: string): Router => {
+  // Case-sensitive, so only the prefix itself is claimed; the core's route table decides 404/405/OPTIONS/HEAD, so
+  // every method on the prefix and under it goes to it.
+  const router = new Router({ prefix, sensitive: true })
+  const route = (ctx: Context): Promise<void> => answer(handler, ctx)
+  router.all("/", route)
+  router.all("/{*path}", route)
+  return router
+}
+
+/**
+ * Accord as a `@koa/router` Router: `app.use(accordRouter({ runtime, prefix: "/api" }).routes())`. It needs nothing
+ * from the host app (no body parser: the core reads the raw body) and answers only under its prefix.
+ */
+export const accordRouter = (options: HttpHandlerOptions): Router => {
+  const prefix = options.prefix ?? DEFAULT_PREFIX
+  return routerFor(makeHttpHandler({ ...options, prefix }), prefix)
+}
+
+/** A Koa server serving Accord under `prefix` and the core's 404 problem everywhere else. */
+export const startKoaServer = async (options: StandaloneServerOptions): Promise<RunningServer> => {
+  const prefix = options.prefix ?? DEFAULT_PREFIX
+  const handler = makeHttpHandler({ ...options, prefix })
+  const app = new Koa()
+  app.use(routerFor(handler, prefix).routes())
+  // Everything outside the prefix: the core answers its 404 problem, so every 404 has the same body.
+  app.use((ctx) => answer(handler, ctx))
+  const server = createServer(app.callback())
+  server.on("clientError", answerClientError)
+  const drain = drainOnClose(server)
+  const url = await listen(server, options.host ?? DEFAULT_HOST, options.port ?? DEFAULT_PORT)
+  return { url, close: () => drain(options.drainTimeoutMs) }
+}

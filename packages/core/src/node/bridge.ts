@@ -1,0 +1,42 @@
+import type { IncomingMessage, ServerResponse } from "node:http"
+import type { Readable } from "node:stream"
+import type { HttpRequest, HttpResponse } from "../http/types.js"
+import { nodeBodyReader } from "./body-reader.js"
+
+// What both Node adapters do to translate between a framework's request/response and the core's neutral ones.
+
+/**
+ * The raw path of a request target: the query (and a stray fragment) cut off, still percent-encoded. An
+ * absolute-form target (`GET http://host/api/health HTTP/1.1`, RFC 9112 3.2.2) keeps only its path.
+ */
+export const requestPath = (target: string): string => {
+  const end = target.search(/[?#]/)
+  const path = end === -1 ? target : target.slice(0, end)
+  if (path.startsWith("/")) return path
+  const authority = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/]*/.exec(path)
+  return authority === null ? path : path.slice(authority[0].length) || "/"
+}
+
+/**
+ * The neutral request for a Node request. `body` is the stream to read when the framework hands over a different
+ * one (Fastify's payload after the host's preParsing hooks); by default the request itself.
+ */
+export const toHttpRequest = (request: IncomingMessage, body: Readable = request): HttpRequest => ({
+  method: request.method ?? "GET",
+  path: requestPath(request.url ?? "/"),
+  headers: request.headers,
+  readBody: nodeBodyReader(body)
+})
+
+/**
+ * Call before the response is written. A request whose body did not arrive completely (refused by its declared
+ * length, left unread after 401, or cut off at the limit) must not keep its connection: the unread rest would be
+ * taken for the next request, or stall it. Node then sends `Connection: close` and closes after the response.
+ */
+export const closeIfBodyUnread = (request: IncomingMessage, response: ServerResponse): void => {
+  if (!request.complete && !response.headersSent) response.shouldKeepAlive = false
+}
+
+/** The response body as bytes: adapters send bytes, so no framework serialises it or guesses a Content-Type. */
+export const responsePayload = (body: HttpResponse["body"]): Buffer | undefined =>
+  body === undefined ? undefined : typeof body === "string" ? Buffer.from(body, "utf8") : Buffer.from(body.buffer, body.byteOffset, body.byteLength)

@@ -103,6 +103,18 @@ export const runStoreContract = (name: string, storeLayer: Layer.Layer<StoreServ
           expect(stored?.passwordHash).toBe("scrypt$first")
           expect(stored?.email).toBe(first.email)
         }))
+
+      it.effect("concurrent inserts of one key store exactly one entry", () =>
+        Effect.gen(function* () {
+          const entries = yield* PlanEntries
+          const address = `${unique("race")}@example.com`
+          const attempts = Array.from({ length: 20 }, (_, index) => entries.insertIfAbsent(entryFor(address, `scrypt$attempt${index}`)))
+          const inserted = yield* Effect.all(attempts, { concurrency: "unbounded" })
+          expect(inserted.filter(Boolean)).toHaveLength(1)
+          const winner = inserted.indexOf(true)
+          const stored = yield* entries.findByEmailKey(emailKey(decodeEmail(address)))
+          expect(stored?.passwordHash).toBe(`scrypt$attempt${winner}`)
+        }))
     })
 
     describe("PreferencesStore", () => {
@@ -116,6 +128,16 @@ export const runStoreContract = (name: string, storeLayer: Layer.Layer<StoreServ
           expect(created.updatedAt).toEqual(at(1))
           const again = yield* getOrCreate(userId, at(2))
           expect(again).toEqual(created)
+        }))
+
+      it.effect("concurrent first accesses of one user create one record", () =>
+        Effect.gen(function* () {
+          const userId = freshUser()
+          const records = yield* Effect.all(
+            Array.from({ length: 20 }, () => getOrCreate(userId, at(1))),
+            { concurrency: "unbounded" }
+          )
+          expect(new Set(records.map((record) => record.id)).size).toBe(1)
         }))
 
       it.effect("record ids are distinct per user and increase in order of creation", () =>

@@ -12,4 +12,5 @@ export { applyMigrations, InvalidSchemaName, migrations, type Migration, type Mi
 export { makePgliteExecutor } from "./pglite-executor.js"
 export { makePoolExecutor } from "./pg-executor.js"
 export type { SqlClient, SqlExecutor } from "./sql-executor.js"
+export { runMigrateCli, type CliOutput } from "./migrate-cli.js"
 export { makeSqlStore, type PostgresStoreServices } from "./store.js"

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto"
 import { describe, expect, it } from "@effect/vitest"
-import { Context, Effect, Layer, Schema } from "effect"
+import { Effect, Layer, Schema } from "effect"
 import {
   LanguageTag,
   PaymentMethodId,
@@ -25,7 +25,13 @@ const storesSharingOneSchema = Effect.gen(function* () {
     Array.from({ length: PROCESSES }, () => Layer.build(PostgresStoreLive({ connectionString: url, schema, poolSize: 5 }))),
     { concurrency: "unbounded" }
   )
-  return { schema, stores }
+  /** Store `index` round-robin, like requests spread over processes. */
+  const store = (index: number) => {
+    const context = stores[index % stores.length]
+    if (context === undefined) throw new Error("no stores")
+    return context
+  }
+  return { schema, store }
 })
 
 const defaultsIn = async (schema: string, userId: string) =>
@@ -36,10 +42,10 @@ describe.skipIf(databaseUrl === undefined)(
   () => {
     it.live("200 concurrent setDefault calls spread over 4 pools all succeed and leave exactly one default", () =>
       Effect.gen(function* () {
-        const { schema, stores } = yield* storesSharingOneSchema
+        const { schema, store } = yield* storesSharingOneSchema
         const userId = UserId.make(`u_${randomBytes(6).toString("hex")}`)
         const ids = Array.from({ length: 8 }, (_, index) => PaymentMethodId.make(`pm_${index}`))
-        const first = stores[0] ?? Context.empty()
+        const first = store(0)
         yield* Effect.provide(
           Effect.flatMap(StoreAdmin, (admin) =>
             admin.loadSeed(Schema.decodeUnknownSync(Seed)({ payment_methods: ids.map((id) => ({ id, user_id: userId })) }))
@@ -51,7 +57,7 @@ describe.skipIf(databaseUrl === undefined)(
             Effect.flatMap(PaymentMethods, (methods) =>
               methods.setDefault(userId, ids[(index * 5) % ids.length] ?? PaymentMethodId.make("pm_0"), new Date(Date.UTC(2030, 0, 1, 0, 0, 0, index)))
             ),
-            stores[index % PROCESSES] ?? first
+            store(index)
           )
         )
         const results = yield* Effect.all(calls, { concurrency: "unbounded" })
@@ -64,7 +70,7 @@ describe.skipIf(databaseUrl === undefined)(
 
     it.live("concurrent preference updates of one user over 4 pools serialise: no update is lost", () =>
       Effect.gen(function* () {
-        const { stores } = yield* storesSharingOneSchema
+        const { store } = yield* storesSharingOneSchema
         const userId = UserId.make(`u_${randomBytes(6).toString("hex")}`)
         const now = new Date(Date.UTC(2030, 0, 1))
         // 56 increments of 15 minutes take the offset from 0 to 840, the maximum.
@@ -77,32 +83,32 @@ describe.skipIf(databaseUrl === undefined)(
                 updatedAt: now
               }))
             ),
-            stores[index % PROCESSES] ?? Context.empty()
+            store(index)
           )
         )
         const language = Effect.provide(
           Effect.flatMap(PreferencesStore, (store) =>
             store.update(userId, now, (current) => ({ ...current, language: LanguageTag.make("pt-BR"), updatedAt: now }))
           ),
-          stores[1] ?? Context.empty()
+          store(1)
         )
         yield* Effect.all([...increments, language], { concurrency: "unbounded", discard: true })
         const final = yield* Effect.provide(
           Effect.flatMap(PreferencesStore, (store) => store.getOrCreate(userId, now)),
-          stores[2] ?? Context.empty()
+          store(2)
         )
         expect(final).toMatchObject({ timezone: 840, language: "pt-BR" })
       }).pipe(Effect.scoped))
 
     it.live("concurrent first reads of one user over 4 pools create one record", () =>
       Effect.gen(function* () {
-        const { schema, stores } = yield* storesSharingOneSchema
+        const { schema, store } = yield* storesSharingOneSchema
         const userId = UserId.make(`u_${randomBytes(6).toString("hex")}`)
         const now = new Date(Date.UTC(2030, 0, 1))
         const reads = Array.from({ length: 40 }, (_, index) =>
           Effect.provide(
             Effect.flatMap(PreferencesStore, (store) => store.getOrCreate(userId, now)),
-            stores[index % PROCESSES] ?? Context.empty()
+            store(index)
           )
         )
         const records = yield* Effect.all(reads, { concurrency: "unbounded" })

@@ -14,7 +14,8 @@ import {
   StoreAdmin,
   TimezoneOffset,
   Unavailable,
-  UserId
+  UserId,
+  type StoreServices
 } from "@accord/core"
 import { makePgPool, makePoolExecutor, PostgresStoreLive } from "@accord/store-postgres"
 import { adminQuery, databaseUrl, dropSchemaOnClose, freshSchema, skipReason } from "./postgres-helpers.js"
@@ -86,7 +87,8 @@ describe.skipIf(databaseUrl === undefined)(
           ),
           insert: Effect.flatMap(PlanEntries, (entries) => entries.insertIfAbsent(entryFor(`${hex()}@example.com`)))
         }
-        const all = Object.values(calls).map((call) => Effect.provide(Effect.exit(call), context))
+        const probe = (call: Effect.Effect<unknown, unknown, StoreServices>) => Effect.provide(Effect.exit(call), context)
+        const all = Object.values(calls).map(probe)
 
         yield* Effect.provide(calls.seed, context)
         yield* Effect.promise(() => proxy.stop())

@@ -1,0 +1,54 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Cause, Effect, Exit, Option } from "effect"
+import { fromDriverError, isConnectionError } from "@accord/store-postgres"
+
+const withCode = (message: string, code: string) => Object.assign(new Error(message), { code })
+
+describe("isConnectionError", () => {
+  const outages: ReadonlyArray<readonly [string, unknown]> = [
+    ["refused", withCode("connect ECONNREFUSED 127.0.0.1:1", "ECONNREFUSED")],
+    ["reset", withCode("read ECONNRESET", "ECONNRESET")],
+    ["broken pipe", withCode("write EPIPE", "EPIPE")],
+    ["admin shutdown", withCode("terminating connection due to administrator command", "57P01")],
+    ["crash shutdown", withCode("terminating connection because of crash of another server process", "57P02")],
+    ["starting up", withCode("the database system is starting up", "57P03")],
+    ["too many connections", withCode("sorry, too many clients already", "53300")],
+    ["connection exception class 08", withCode("connection failure", "08006")],
+    ["lost connection", new Error("Connection terminated unexpectedly")],
+    ["pool connect timeout", new Error("timeout exceeded when trying to connect")],
+    ["connect timeout (wrapped)", new Error("Connection terminated due to connection timeout", { cause: new Error("x") })],
+    ["client already broken", new Error("Client has encountered a connection error and is not queryable")],
+    ["happy eyeballs", new AggregateError([withCode("connect ECONNREFUSED ::1:5432", "ECONNREFUSED")], "")],
+    ["cause chain", new Error("wrapper", { cause: withCode("read ECONNRESET", "ECONNRESET") })]
+  ]
+  for (const [label, error] of outages) {
+    it(`an outage: ${label}`, () => expect(isConnectionError(error)).toBe(true))
+  }
+
+  const bugs: ReadonlyArray<readonly [string, unknown]> = [
+    ["unique violation", withCode("duplicate key value violates unique constraint", "23505")],
+    ["syntax error", withCode("syntax error at or near", "42601")],
+    ["undefined column", withCode("column does not exist", "42703")],
+    ["deadlock", withCode("deadlock detected", "40P01")],
+    ["pool used after end", new Error("Cannot use a pool after calling end on the pool")],
+    ["not an error", "ECONNREFUSED"],
+    ["nothing", undefined]
+  ]
+  for (const [label, error] of bugs) {
+    it(`not an outage: ${label}`, () => expect(isConnectionError(error)).toBe(false))
+  }
+
+  it.effect("fromDriverError: an outage is Unavailable(store_unreachable), anything else a defect", () =>
+    Effect.gen(function* () {
+      const refused = withCode("connect ECONNREFUSED", "ECONNREFUSED")
+      expect(yield* Effect.flip(fromDriverError(refused))).toMatchObject({
+        _tag: "Unavailable",
+        reason: "store_unreachable",
+        retryAfterSeconds: 1,
+        cause: refused
+      })
+      const violation = withCode("duplicate key", "23505")
+      const exit = yield* Effect.exit(fromDriverError(violation))
+      expect(Exit.isFailure(exit) ? Option.getOrUndefined(Cause.dieOption(exit.cause)) : undefined).toBe(violation)
+    }))
+})

@@ -1,0 +1,69 @@
+import { describe, expect, it } from "@effect/vitest"
+import { migrations, runMigrateCli } from "@accord/store-postgres"
+import { databaseUrl, dropSchema, freshSchema, skipReason } from "./postgres-helpers.js"
+
+const latest = Math.max(...migrations.map((migration) => migration.version))
+
+const run = async (argv: ReadonlyArray<string>, env: Record<string, string> = {}) => {
+  const out: Array<string> = []
+  const err: Array<string> = []
+  const code = await runMigrateCli(argv, env, { out: (line) => out.push(line), err: (line) => err.push(line) })
+  return { code, out: out.join("\n"), err: err.join("\n") }
+}
+
+describe("accord-migrate usage", () => {
+  it("no command, an unknown command or an unknown flag: usage on stderr, exit 2", async () => {
+    for (const argv of [[], ["upgrade"], ["migrate", "--database-url", "postgres://x@127.0.0.1/db", "--verbose"]]) {
+      const result = await run(argv)
+      expect(result.code).toBe(2)
+      expect(result.err).toContain("usage: accord-migrate migrate")
+    }
+  })
+
+  it("--help prints the usage, exit 0", async () => {
+    expect(await run(["--help"])).toMatchObject({ code: 0, out: expect.stringContaining("--schema NAME") })
+  })
+
+  it("no database URL: exit 2 naming the flag and the variable", async () => {
+    const result = await run(["migrate"])
+    expect(result.code).toBe(2)
+    expect(result.err).toContain("pass --database-url or set DATABASE_URL")
+  })
+
+  it("a bad schema name: exit 2 with the reason", async () => {
+    const result = await run(["migrate", "--database-url", "postgres://x@127.0.0.1/db", "--schema", "no-dashes"])
+    expect(result.code).toBe(2)
+    expect(result.err).toContain('invalid PostgreSQL schema name "no-dashes"')
+  })
+
+  it("an unreachable database: exit 1, and the password in the URL is not printed", async () => {
+    const result = await run(["migrate", "--database-url", "postgres://app:s3cr3t-pw@127.0.0.1:1/db"])
+    expect(result.code).toBe(1)
+    expect(result.err).toContain("database unreachable")
+    expect(result.err + result.out).not.toContain("s3cr3t-pw")
+  })
+})
+
+describe.skipIf(databaseUrl === undefined)(
+  databaseUrl === undefined ? `accord-migrate on a database (skipped: ${skipReason})` : "accord-migrate on a database",
+  () => {
+    it("applies the migrations into the schema once, then reports up to date (URL from DATABASE_URL)", async () => {
+      const url = databaseUrl ?? ""
+      const schema = freshSchema()
+      try {
+        expect(await run(["migrate", "--database-url", url, "--schema", schema])).toEqual({
+          code: 0,
+          out: `applied ${migrations.map((m) => m.version).join(", ")}; now at version ${latest}`,
+          err: ""
+        })
+        expect(await run(["migrate", "--schema", schema], { DATABASE_URL: url })).toEqual({
+          code: 0,
+          out: `up to date at version ${latest}`,
+          err: ""
+        })
+      } finally {
+        await dropSchema(url, schema)
+      }
+    })
+  }
+)

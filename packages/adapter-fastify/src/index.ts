@@ -1,6 +1,5 @@
 import {
   DEFAULT_PREFIX,
-  makeHttpHandler,
   type HttpHandler,
   type HttpHandlerOptions,
   type RunningServer,
@@ -12,6 +11,7 @@ import {
   DEFAULT_HOST,
   DEFAULT_PORT,
   drainOnClose,
+  makeNodeHttpHandler,
   responsePayload,
   serverUrl,
   toHttpRequest
@@ -63,13 +63,13 @@ const mountAccord = (instance: FastifyInstance, handler: HttpHandler): void => {
  * parsers and error handler are untouched.
  */
 export const accordPlugin: FastifyPluginAsync<AccordPluginOptions> = async (instance, options) => {
-  mountAccord(instance, makeHttpHandler({ ...options, prefix: instance.prefix }))
+  mountAccord(instance, makeNodeHttpHandler({ ...options, prefix: instance.prefix }))
 }
 
 /** A Fastify server serving Accord under `prefix` and the core's 404 problem everywhere else. */
 export const startFastifyServer = async (options: StandaloneServerOptions): Promise<RunningServer> => {
   const prefix = options.prefix ?? DEFAULT_PREFIX
-  const handler = makeHttpHandler({ ...options, prefix })
+  const handler = makeNodeHttpHandler({ ...options, prefix })
   const server = createServer()
   const drain = drainOnClose(server)
   const app = Fastify({

@@ -1,12 +1,11 @@
 import {
   DEFAULT_PREFIX,
-  makeHttpHandler,
   type HttpHandler,
   type HttpHandlerOptions,
   type RunningServer,
   type StandaloneServerOptions
 } from "@accord/core"
-import { answerClientError, closeIfBodyUnread, DEFAULT_HOST, DEFAULT_PORT, drainOnClose, listen, responsePayload, toHttpRequest } from "@accord/core/node"
+import { answerClientError, closeIfBodyUnread, DEFAULT_HOST, DEFAULT_PORT, drainOnClose, listen, makeNodeHttpHandler, responsePayload, toHttpRequest } from "@accord/core/node"
 import Router from "@koa/router"
 import Koa, { type Context } from "koa"
 import { createServer } from "node:http"
@@ -49,13 +48,13 @@ const routerFor = (handler: HttpHandler, prefix: string): Router => {
  */
 export const accordRouter = (options: HttpHandlerOptions): Router => {
   const prefix = options.prefix ?? DEFAULT_PREFIX
-  return routerFor(makeHttpHandler({ ...options, prefix }), prefix)
+  return routerFor(makeNodeHttpHandler({ ...options, prefix }), prefix)
 }
 
 /** A Koa server serving Accord under `prefix` and the core's 404 problem everywhere else. */
 export const startKoaServer = async (options: StandaloneServerOptions): Promise<RunningServer> => {
   const prefix = options.prefix ?? DEFAULT_PREFIX
-  const handler = makeHttpHandler({ ...options, prefix })
+  const handler = makeNodeHttpHandler({ ...options, prefix })
   const app = new Koa()
   app.use(routerFor(handler, prefix).routes())
   // Everything outside the prefix: the core answers its 404 problem, so every 404 has the same body.

@@ -1,9 +1,15 @@
 import type { IncomingMessage, ServerResponse } from "node:http"
 import type { Readable } from "node:stream"
-import type { HttpRequest, HttpResponse } from "../http/types.js"
+import { makeHttpHandler } from "../http/handler.js"
+import type { HttpHandler, HttpHandlerOptions, HttpRequest, HttpResponse } from "../http/types.js"
 import { nodeBodyReader } from "./body-reader.js"
+import { loadDocsAssets } from "./docs-assets.js"
 
 // What both Node adapters do to translate between a framework's request/response and the core's neutral ones.
+
+/** `makeHttpHandler` for Node adapters: unless `docs` is given, `/docs` serves the UI files of swagger-ui-dist. */
+export const makeNodeHttpHandler = (options: HttpHandlerOptions): HttpHandler =>
+  makeHttpHandler({ ...options, docs: options.docs ?? loadDocsAssets() })
 
 /**
  * The raw path of a request target: the query (and a stray fragment) cut off, still percent-encoded. An

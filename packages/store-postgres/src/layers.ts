@@ -1,12 +1,12 @@
 import { Effect, Layer } from "effect"
 import { PGlite } from "@electric-sql/pglite"
 import pg from "pg"
-import type { Unavailable } from "@accord/core"
+import type { StoreServices, Unavailable } from "@accord/core"
 import { applyMigrations, quoteSchema, type InvalidSchemaName, type MigrationReport } from "./migrations.js"
 import { makePgliteExecutor } from "./pglite-executor.js"
 import { makePoolExecutor } from "./pg-executor.js"
 import type { SqlExecutor } from "./sql-executor.js"
-import { makeSqlStore, type PostgresStoreServices } from "./store.js"
+import { makeSqlStore } from "./store.js"
 
 export interface PostgresStoreOptions {
   /** `postgres://user:password@host:port/database` */
@@ -57,7 +57,7 @@ export const migrate = (options: Omit<PostgresStoreOptions, "poolSize">): Effect
 export const SqlStoreLive = (
   executor: SqlExecutor,
   schema?: string
-): Layer.Layer<PostgresStoreServices, Unavailable | InvalidSchemaName> =>
+): Layer.Layer<StoreServices, Unavailable | InvalidSchemaName> =>
   Layer.effectContext(Effect.as(applyMigrations(executor, schema), makeSqlStore(executor)))
 
 /**
@@ -66,7 +66,7 @@ export const SqlStoreLive = (
  */
 export const PostgresStoreLive = (
   options: PostgresStoreOptions
-): Layer.Layer<PostgresStoreServices, Unavailable | InvalidSchemaName> =>
+): Layer.Layer<StoreServices, Unavailable | InvalidSchemaName> =>
   Layer.scopedContext(
     Effect.gen(function* () {
       const executor = makePoolExecutor(yield* makePgPool(options))
@@ -81,7 +81,7 @@ export interface PgliteStoreOptions {
 }
 
 /** The store on PGlite (PostgreSQL compiled to WebAssembly, in this process), migrated at start; closed with its scope. */
-export const PgliteStoreLive = (options: PgliteStoreOptions = {}): Layer.Layer<PostgresStoreServices> =>
+export const PgliteStoreLive = (options: PgliteStoreOptions = {}): Layer.Layer<StoreServices> =>
   Layer.scopedContext(
     Effect.gen(function* () {
       const db = yield* Effect.acquireRelease(

@@ -1,16 +1,13 @@
 import { Context } from "effect"
-import { Authenticator, PaymentMethods, PlanEntries, PreferencesStore, StoreAdmin } from "@accord/core"
+import { Authenticator, PaymentMethods, PlanEntries, PreferencesStore, StoreAdmin, type StoreServices } from "@accord/core"
 import { makeAuthenticator, makeStoreAdmin } from "./credentials.js"
 import { makePaymentMethods } from "./payment-methods.js"
 import { makePlanEntries } from "./plan-entries.js"
 import { makePreferencesStore } from "./preferences.js"
 import type { SqlExecutor } from "./sql-executor.js"
 
-/** Every port a store provides (the same union as core's `StoreServices`). */
-export type PostgresStoreServices = PlanEntries | PreferencesStore | PaymentMethods | Authenticator | StoreAdmin
-
 /** All the ports over one executor whose database is already migrated. */
-export const makeSqlStore = (sql: SqlExecutor): Context.Context<PostgresStoreServices> =>
+export const makeSqlStore = (sql: SqlExecutor): Context.Context<StoreServices> =>
   Context.make(PlanEntries, makePlanEntries(sql)).pipe(
     Context.add(PreferencesStore, makePreferencesStore(sql)),
     Context.add(PaymentMethods, makePaymentMethods(sql)),

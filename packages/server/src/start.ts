@@ -1,0 +1,124 @@
+import { Cause, Effect, Exit, Layer, ManagedRuntime, Redacted } from "effect"
+import type { Logger } from "pino"
+import { StoreAdmin, Unavailable, type AccordRuntime, type RunningServer, type Seed, type StandaloneServerOptions, type StoreServices } from "@accord/core"
+import { loadDocsAssets, productionScryptCost, ScryptPasswordHasherLive } from "@accord/core/node"
+import { startFastifyServer } from "@accord/adapter-fastify"
+import { startKoaServer } from "@accord/adapter-koa"
+import { MemoryStoreLive } from "@accord/store-memory"
+import { PostgresStoreLive } from "@accord/store-postgres"
+import type { AccordConfig } from "./config.js"
+import { createLogger, requestLogging } from "./logger.js"
+import { readSeedFile } from "./seed-file.js"
+
+/** The store, the server or the network refused to start (exit code 1; config and seed problems are ConfigError). */
+export class StartError extends Error {
+  override readonly name = "StartError"
+  readonly exitCode = 1
+}
+
+export interface StartOptions {
+  /** Where logs go; default: JSON lines on stderr at `config.logLevel`. */
+  readonly logger?: Logger
+}
+
+/** A running service. `close()` drains in-flight requests, then closes the store; calling it again is harmless. */
+export interface RunningAccord {
+  /** `http://HOST:PORT` with the actual port. */
+  readonly url: string
+  readonly close: () => Promise<void>
+}
+
+const servers: Record<AccordConfig["adapter"], (options: StandaloneServerOptions) => Promise<RunningServer>> = {
+  fastify: startFastifyServer,
+  koa: startKoaServer
+}
+
+const storeLayer = (config: AccordConfig): Layer.Layer<StoreServices, unknown> => {
+  if (config.store === "memory") return MemoryStoreLive
+  if (config.databaseUrl === undefined) throw new StartError("--store postgres needs --database-url (DATABASE_URL)")
+  return PostgresStoreLive({ connectionString: Redacted.value(config.databaseUrl) })
+}
+
+/**
+ * A failure's own message, without a stack, following causes to the driver's words ("connect ECONNREFUSED ...").
+ * Driver errors never carry the connection string's password.
+ */
+const describe = (failure: unknown, depth = 0): string => {
+  const error = Cause.isCause(failure) ? Cause.squash(failure) : failure
+  if (depth > 4) return "unknown cause"
+  if (error instanceof Unavailable) {
+    const reason = error.reason.replaceAll("_", " ")
+    return error.cause === undefined ? reason : `${reason}: ${describe(error.cause, depth + 1)}`
+  }
+  if (error instanceof AggregateError && error.message === "" && error.errors.length > 0) {
+    return describe(error.errors[0], depth + 1)
+  }
+  if (error instanceof Error) {
+    if (error.message === "" && error.cause !== undefined) return describe(error.cause, depth + 1)
+    const code = "code" in error && typeof error.code === "string" && !error.message.includes(error.code) ? ` (${error.code})` : ""
+    return `${error.message === "" ? error.name : error.message}${code}`
+  }
+  return String(error)
+}
+
+const runOrThrow = async <A, E>(
+  runtime: AccordRuntime,
+  effect: Effect.Effect<A, E, StoreServices>,
+  what: string
+): Promise<A> => {
+  const exit = await runtime.runPromiseExit(effect)
+  if (Exit.isSuccess(exit)) return exit.value
+  throw new StartError(`${what}: ${describe(exit.cause)}`)
+}
+
+/**
+ * Reads the seed file, builds the store (a postgres store migrates as it starts), loads the seed, and starts the
+ * chosen adapter. Throws ConfigError (a bad seed file) or StartError; whatever it built is released on failure.
+ */
+export const startAccord = async (config: AccordConfig, options: StartOptions = {}): Promise<RunningAccord> => {
+  const logger = options.logger ?? createLogger(config.logLevel)
+  // Read before anything is built: a bad seed file stops the start without touching the store.
+  const seed: Seed | undefined = config.seedFile === undefined ? undefined : await readSeedFile(config.seedFile)
+
+  if (config.scrypt.N < productionScryptCost.N || config.scrypt.r < productionScryptCost.r || config.scrypt.p < productionScryptCost.p) {
+    logger.warn({ scrypt: config.scrypt }, "scrypt cost is below the production default (N=32768, r=8, p=3)")
+  }
+
+  const runtime = ManagedRuntime.make(Layer.merge(storeLayer(config), ScryptPasswordHasherLive(config.scrypt)))
+  let server: RunningServer
+  try {
+    // The first run builds the layer: an unreachable database fails here, before the port is taken.
+    await runOrThrow(runtime, Effect.flatMap(StoreAdmin, (admin) => admin.ping), `cannot start the ${config.store} store`)
+    if (seed !== undefined) {
+      const report = await runOrThrow(runtime, Effect.flatMap(StoreAdmin, (admin) => admin.loadSeed(seed)), "cannot load the seed")
+      logger.info({ seedFile: config.seedFile, ...report }, "seed loaded")
+    }
+    server = await servers[config.adapter]({
+      runtime,
+      host: config.host,
+      port: config.port,
+      bodyLimit: config.bodyLimit,
+      drainTimeoutMs: config.drainTimeoutMs,
+      docs: loadDocsAssets(),
+      ...requestLogging(logger)
+    }).catch((error: unknown) => {
+      throw new StartError(`cannot listen on ${config.host}:${config.port}: ${describe(error)}`)
+    })
+  } catch (error) {
+    await runtime.dispose()
+    throw error
+  }
+  logger.info({ adapter: config.adapter, store: config.store, url: server.url }, "listening")
+
+  let closing: Promise<void> | undefined
+  const close = () =>
+    (closing ??= (async () => {
+      try {
+        await server.close()
+      } finally {
+        await runtime.dispose()
+      }
+      logger.info("stopped")
+    })())
+  return { url: server.url, close }
+}

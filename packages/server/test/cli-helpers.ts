@@ -1,0 +1,181 @@
+import { execFileSync, spawn, type ChildProcess } from "node:child_process"
+import { mkdtemp, rm, writeFile } from "node:fs/promises"
+import { connect } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+
+export const repoRoot = fileURLToPath(new URL("../../../", import.meta.url))
+export const mainJs = join(repoRoot, "packages/server/dist/main.js")
+
+/** The tests spawn the compiled CLI, so they build it first (incremental: quick when nothing changed). */
+export const buildServer = (): void => {
+  execFileSync(process.execPath, [join(repoRoot, "node_modules/typescript/bin/tsc"), "-b", "packages/server"], {
+    cwd: repoRoot,
+    stdio: "pipe"
+  })
+}
+
+export const USER_TOKEN = "cli-test-user-token-4b7d"
+export const OTHER_USER_TOKEN = "cli-test-other-token-91e2"
+export const CLIENT_TOKEN = "cli-test-client-token-c0a5"
+
+export const testSeed = {
+  users: [
+    { id: "u_1", token: USER_TOKEN },
+    { id: "u_2", token: OTHER_USER_TOKEN }
+  ],
+  clients: [{ id: "web", token: CLIENT_TOKEN }],
+  payment_methods: [
+    { id: "pm_1", user_id: "u_1", is_default: true },
+    { id: "pm_2", user_id: "u_1" },
+    { id: "pm_3", user_id: "u_2" }
+  ]
+}
+
+/** A temporary directory for seed files, removed by `cleanup`. */
+export const makeTempDir = async () => {
+  const dir = await mkdtemp(join(tmpdir(), "accord-cli-"))
+  return {
+    dir,
+    write: async (name: string, content: unknown) => {
+      const path = join(dir, name)
+      await writeFile(path, typeof content === "string" ? content : JSON.stringify(content))
+      return path
+    },
+    cleanup: () => rm(dir, { recursive: true, force: true })
+  }
+}
+
+/** Options the environment might carry into the child; each test says exactly what it wants. */
+const OPTION_VARIABLES = [
+  "ADAPTER",
+  "HOST",
+  "PORT",
+  "STORE",
+  "DATABASE_URL",
+  "SEED_FILE",
+  "DRAIN_TIMEOUT_MS",
+  "BODY_LIMIT",
+  "LOG_LEVEL",
+  "SCRYPT_N",
+  "SCRYPT_R",
+  "SCRYPT_P"
+]
+
+export interface Exited {
+  readonly code: number | null
+  readonly signal: NodeJS.Signals | null
+}
+
+export interface Cli {
+  readonly child: ChildProcess
+  readonly stdout: () => string
+  readonly stderr: () => string
+  readonly exited: Promise<Exited>
+  /** Resolves with the URL of the `listening on` line; rejects if the process exits first. */
+  readonly listening: Promise<string>
+  /** Resolves once stderr has a JSON log line whose `msg` is `message`. */
+  readonly logged: (message: string) => Promise<void>
+  /** Every stderr line parsed as JSON (throws on a line that is not JSON). */
+  readonly logLines: () => ReadonlyArray<Record<string, unknown>>
+}
+
+/** Spawns `node packages/server/dist/main.js` with cheap scrypt cost and nothing inherited from the option variables. */
+export const spawnCli = (args: ReadonlyArray<string>, env: Record<string, string> = {}): Cli => {
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !OPTION_VARIABLES.includes(name)))
+  const child = spawn(process.execPath, [mainJs, ...args], {
+    cwd: repoRoot,
+    env: { ...inherited, SCRYPT_N: "1024", SCRYPT_P: "1", ...env },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  let out = ""
+  let err = ""
+  const waiters = new Set<() => void>()
+  const notify = () => {
+    for (const waiter of waiters) waiter()
+  }
+  child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
+    out += chunk
+    notify()
+  })
+  child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+    err += chunk
+    notify()
+  })
+  const exited = new Promise<Exited>((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })))
+  let hasExited = false
+  void exited.then(() => {
+    hasExited = true
+    notify()
+  })
+
+  const waitFor = <A>(check: () => A | undefined, what: string): Promise<A> =>
+    new Promise((resolve, reject) => {
+      const attempt = () => {
+        const found = check()
+        if (found !== undefined) {
+          waiters.delete(attempt)
+          resolve(found)
+        } else if (hasExited) {
+          waiters.delete(attempt)
+          reject(new Error(`the process exited before ${what}; stderr:\n${err}`))
+        }
+      }
+      waiters.add(attempt)
+      attempt()
+    })
+
+  const logLines = () =>
+    err
+      .split("\n")
+      .filter((line) => line !== "")
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+
+  const listening = waitFor(() => /^listening on (http:\/\/\S+)\n/.exec(out)?.[1], "it printed the listening line")
+  // Tests of failed starts never wait for it; awaiting it still rejects.
+  listening.catch(() => {})
+
+  return {
+    child,
+    stdout: () => out,
+    stderr: () => err,
+    exited,
+    listening,
+    logged: (message) =>
+      waitFor(
+        () => (err.split("\n").some((line) => line.startsWith("{") && (JSON.parse(line) as { msg?: unknown }).msg === message) ? true : undefined),
+        `it logged "${message}"`
+      ).then(() => undefined),
+    logLines
+  }
+}
+
+/** Sends a raw HTTP request's first part and keeps the socket open; `finish` sends the rest and reads the answer. */
+export const startRawRequest = async (url: string, head: string) => {
+  const { hostname, port } = new URL(url)
+  const socket = connect({ host: hostname, port: Number(port) })
+  await new Promise<void>((resolve, reject) => socket.once("connect", resolve).once("error", reject))
+  let received = ""
+  socket.setEncoding("utf8").on("data", (chunk: string) => {
+    received += chunk
+  })
+  const ended = new Promise<string>((resolve) => socket.once("close", () => resolve(received)))
+  socket.on("error", () => {})
+  socket.write(head)
+  return {
+    finish: async (rest: string) => {
+      socket.write(rest)
+      return ended
+    },
+    ended,
+    destroy: () => socket.destroy()
+  }
+}
+
+export const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
+
+export const stopped = (cli: Cli, signal: NodeJS.Signals = "SIGTERM"): Promise<Exited> => {
+  cli.child.kill(signal)
+  return cli.exited
+}

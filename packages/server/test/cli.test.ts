@@ -1,0 +1,210 @@
+import { setTimeout as sleep } from "node:timers/promises"
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import {
+  bearer,
+  buildServer,
+  CLIENT_TOKEN,
+  makeTempDir,
+  OTHER_USER_TOKEN,
+  spawnCli,
+  startRawRequest,
+  stopped,
+  testSeed,
+  USER_TOKEN
+} from "./cli-helpers.js"
+
+const PASSWORD = "cli-test-Passw0rd-never-logged"
+let temp: Awaited<ReturnType<typeof makeTempDir>>
+let seedPath = ""
+
+beforeAll(async () => {
+  buildServer()
+  temp = await makeTempDir()
+  seedPath = await temp.write("seed.json", testSeed)
+}, 120_000)
+afterAll(() => temp.cleanup())
+
+const json = { "content-type": "application/json" }
+
+describe.each(["fastify", "koa"] as const)("accord CLI with --adapter %s", (adapter) => {
+  it("prints one listening line, serves the seed, logs JSON lines without secrets, and exits 0 on SIGTERM", async () => {
+    const cli = spawnCli(["--adapter", adapter, "--port", "0", "--seed", seedPath])
+    const url = await cli.listening
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:[1-9][0-9]*$/)
+    const api = `${url}/api`
+
+    const health = await fetch(`${api}/health`)
+    expect(health.status).toBe(200)
+    expect(await health.json()).toEqual({ status: "ok" })
+
+    const list = await fetch(`${api}/payments/v1/payment-methods/`, { headers: { ...bearer(USER_TOKEN), "x-request-id": "cli-list-1" } })
+    expect(list.status).toBe(200)
+    const listed = (await list.json()) as { data: Array<{ id: string; is_default: boolean }> }
+    expect(listed.data.map((method) => [method.id, method.is_default])).toEqual([
+      ["pm_1", true],
+      ["pm_2", false]
+    ])
+
+    const setDefault = await fetch(`${api}/payments/v1/payment-methods/pm_2/`, { method: "PUT", headers: bearer(USER_TOKEN) })
+    expect(setDefault.status).toBe(200)
+    expect(await setDefault.json()).toMatchObject({ id: "pm_2", is_default: true })
+
+    const othersMethod = await fetch(`${api}/payments/v1/payment-methods/pm_3/`, { method: "PUT", headers: bearer(USER_TOKEN) })
+    expect(othersMethod.status).toBe(404)
+
+    const plan = await fetch(`${api}/plans/v1/subscription-plans/public/`, {
+      method: "POST",
+      headers: { ...bearer(CLIENT_TOKEN), ...json },
+      body: JSON.stringify({ email: "ada@Example.com", password: PASSWORD })
+    })
+    expect(plan.status).toBe(201)
+    expect(await plan.json()).toEqual({ email: "ada@example.com", password: "********" })
+
+    const preferences = await fetch(`${api}/users/v1/preferences/language/`, {
+      method: "PUT",
+      headers: { ...bearer(OTHER_USER_TOKEN), ...json },
+      body: JSON.stringify({ language: "EN-us", timezone: 60 })
+    })
+    expect(preferences.status).toBe(200)
+    expect(await preferences.json()).toMatchObject({ language: "en-US", timezone: 60, mfa_enabled: false })
+
+    const unknownToken = await fetch(`${api}/users/v1/preferences/language/`, { headers: bearer("not-a-seeded-token") })
+    expect(unknownToken.status).toBe(401)
+
+    const docs = await fetch(`${api}/docs`)
+    expect(docs.status).toBe(200)
+    expect(docs.headers.get("content-type")).toMatch(/^text\/html/)
+
+    expect(await stopped(cli)).toEqual({ code: 0, signal: null })
+    expect(cli.stdout()).toBe(`listening on ${url}\n`)
+
+    const lines = cli.logLines()
+    const requests = lines.filter((line) => line["msg"] === "request")
+    expect(requests).toHaveLength(8)
+    for (const line of requests) {
+      expect(Object.keys(line)).toEqual(expect.arrayContaining(["requestId", "method", "route", "status", "durationMs"]))
+      expect(typeof line["durationMs"]).toBe("number")
+    }
+    expect(requests.find((line) => line["requestId"] === "cli-list-1")).toMatchObject({
+      method: "GET",
+      route: "/api/payments/v1/payment-methods/",
+      status: 200
+    })
+    expect(requests.map((line) => line["status"])).toEqual([200, 200, 200, 404, 201, 200, 401, 200])
+    expect(lines.some((line) => line["msg"] === "seed loaded" && line["credentialsAdded"] === 3 && line["paymentMethodsAdded"] === 3)).toBe(true)
+
+    for (const secret of [USER_TOKEN, OTHER_USER_TOKEN, CLIENT_TOKEN, PASSWORD]) expect(cli.stderr()).not.toContain(secret)
+  })
+
+  it("answers a request accepted before SIGTERM whose body arrives during the drain, then exits 0", async () => {
+    const cli = spawnCli(["--adapter", adapter, "--port", "0", "--seed", seedPath])
+    const url = await cli.listening
+    const body = JSON.stringify({ mfa_enabled: true })
+    const request = await startRawRequest(
+      url,
+      "PUT /api/users/v1/preferences/language/ HTTP/1.1\r\nHost: 127.0.0.1\r\n" +
+        `Authorization: Bearer ${USER_TOKEN}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n` +
+        body.slice(0, 5)
+    )
+    // Loopback delivers the head at once; the pause only makes sure the server has taken the request in.
+    await sleep(200)
+    cli.child.kill("SIGTERM")
+    await cli.logged("draining")
+    const answer = await request.finish(body.slice(5))
+    expect(answer).toMatch(/^HTTP\/1\.1 200 /)
+    expect(answer).toContain('"mfa_enabled":true')
+    expect(await cli.exited).toEqual({ code: 0, signal: null })
+  })
+
+  it("exits 0 on SIGINT too", async () => {
+    const cli = spawnCli(["--adapter", adapter, "--port", "0"])
+    await cli.listening
+    expect(await stopped(cli, "SIGINT")).toEqual({ code: 0, signal: null })
+    expect(cli.logLines().some((line) => line["msg"] === "stopped")).toBe(true)
+  })
+})
+
+describe("accord CLI start-up", () => {
+  it("takes its options from the environment", async () => {
+    const cli = spawnCli([], { ADAPTER: "koa", PORT: "0", SEED_FILE: seedPath, LOG_LEVEL: "warn" })
+    const url = await cli.listening
+    const list = await fetch(`${url}/api/payments/v1/payment-methods/`, { headers: bearer(OTHER_USER_TOKEN) })
+    expect(((await list.json()) as { data: Array<{ id: string }> }).data.map((method) => method.id)).toEqual(["pm_3"])
+    expect(await stopped(cli)).toEqual({ code: 0, signal: null })
+    // LOG_LEVEL=warn: the low scrypt cost warning, and no request lines.
+    expect(cli.logLines().map((line) => line["msg"])).toEqual(["scrypt cost is below the production default (N=32768, r=8, p=3)"])
+  })
+
+  it("exits 2 naming the problem when the seed file is bad, without printing its tokens", async () => {
+    const bad = {
+      ...testSeed,
+      payment_methods: [...testSeed.payment_methods, { id: "pm_4", user_id: "u_1", is_default: true }]
+    }
+    const cli = spawnCli(["--port", "0", "--seed", await temp.write("two-defaults.json", bad)])
+    expect(await cli.exited).toEqual({ code: 2, signal: null })
+    expect(cli.stderr()).toContain('payment_methods[3].is_default: user "u_1" already has a default payment method')
+    expect(cli.stdout()).toBe("")
+    for (const secret of [USER_TOKEN, OTHER_USER_TOKEN, CLIENT_TOKEN]) expect(cli.stderr()).not.toContain(secret)
+  })
+
+  it("exits 2 when the seed file is missing", async () => {
+    const cli = spawnCli(["--port", "0", "--seed", "does-not-exist.json"])
+    expect(await cli.exited).toEqual({ code: 2, signal: null })
+    expect(cli.stderr()).toBe("accord: seed file does-not-exist.json: not found\n")
+  })
+
+  it("exits 2 on a bad flag, naming it", async () => {
+    const cli = spawnCli(["--adapter", "express", "--port", "0"])
+    expect(await cli.exited).toEqual({ code: 2, signal: null })
+    expect(cli.stderr()).toContain('--adapter (ADAPTER) must be one of koa, fastify, got "express"')
+    expect(cli.stdout()).toBe("")
+  })
+
+  it("exits 2 on a bad environment variable, naming it", async () => {
+    const cli = spawnCli([], { PORT: "eighty" })
+    expect(await cli.exited).toEqual({ code: 2, signal: null })
+    expect(cli.stderr()).toContain('--port (PORT) must be an integer from 0 to 65535, got "eighty"')
+  })
+
+  it("prints usage on --help and exits 0", async () => {
+    const cli = spawnCli(["--help"])
+    expect(await cli.exited).toEqual({ code: 0, signal: null })
+    expect(cli.stdout()).toMatch(/^Usage: accord \[options\]/)
+    expect(cli.stdout()).toContain("--adapter koa|fastify")
+  })
+
+  it("exits 1 with a clear message when the port is taken", async () => {
+    const first = spawnCli(["--port", "0"])
+    const port = new URL(await first.listening).port
+    const second = spawnCli(["--port", port, "--adapter", "koa"])
+    expect(await second.exited).toEqual({ code: 1, signal: null })
+    expect(second.stderr()).toContain(`accord: cannot listen on 127.0.0.1:${port}`)
+    expect(second.stderr()).toContain("EADDRINUSE")
+    expect(await stopped(first)).toEqual({ code: 0, signal: null })
+  })
+
+  it("exits 1 when the postgres store cannot be reached, without echoing the URL's password", async () => {
+    const cli = spawnCli(["--port", "0", "--store", "postgres", "--database-url", "postgres://postgres:hunter2-pw@127.0.0.1:1/test"])
+    expect(await cli.exited).toEqual({ code: 1, signal: null })
+    expect(cli.stderr()).toContain("accord: cannot start the postgres store: store unreachable")
+    expect(cli.stderr()).toContain("ECONNREFUSED")
+    expect(cli.stderr()).not.toContain("hunter2-pw")
+  })
+
+  it("exits at once on a second signal while draining (128 + signal number)", async () => {
+    const cli = spawnCli(["--port", "0", "--seed", seedPath])
+    const url = await cli.listening
+    // A request whose body never completes keeps the drain waiting (up to the 10 s default).
+    const request = await startRawRequest(
+      url,
+      "PUT /api/users/v1/preferences/language/ HTTP/1.1\r\nHost: 127.0.0.1\r\n" +
+        `Authorization: Bearer ${USER_TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{`
+    )
+    await sleep(200)
+    cli.child.kill("SIGTERM")
+    await cli.logged("draining")
+    cli.child.kill("SIGTERM")
+    expect(await cli.exited).toEqual({ code: 143, signal: null })
+    request.destroy()
+  })
+})

@@ -1,0 +1,105 @@
+import type { RunningServer } from "@accord/core"
+import { startFastifyServer } from "@accord/adapter-fastify"
+import { startKoaServer } from "@accord/adapter-koa"
+import { compareServers, makeParityFixture, parityCorpus, startWith } from "@accord/conformance"
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { connect } from "node:net"
+
+/**
+ * Writes `bytes` on a fresh connection and collects everything the server sends until it closes the connection or
+ * `quietMs` pass without data. Returns the bytes and whether the server closed.
+ */
+const exchange = (baseUrl: string, bytes: string, quietMs = 250): Promise<{ readonly wire: string; readonly closed: boolean }> =>
+  new Promise((resolve) => {
+    const url = new URL(baseUrl)
+    const socket = connect(Number(url.port), url.hostname)
+    let wire = ""
+    let timer = setTimeout(() => done(false), quietMs)
+    const done = (closed: boolean): void => {
+      clearTimeout(timer)
+      socket.destroy()
+      resolve({ wire, closed })
+    }
+    socket.on("data", (data) => {
+      wire += data.toString("latin1")
+      clearTimeout(timer)
+      timer = setTimeout(() => done(false), quietMs)
+    })
+    socket.on("error", () => undefined)
+    socket.on("close", () => done(true))
+    socket.write(bytes)
+  })
+
+/** Everything on the wire except the Date header (the one value that must differ). */
+const withoutDate = (wire: string): string => wire.replace(/^Date: .*\r\n/gim, "")
+
+describe("adapter parity: Koa and Fastify", () => {
+  const fixture = makeParityFixture()
+  const servers: Array<RunningServer> = []
+  let koa = ""
+  let fastify = ""
+
+  beforeAll(async () => {
+    // Two separate memory stores seeded alike: the corpus is replayable, so each answer depends only on earlier ones.
+    const started = await Promise.all([startWith(startKoaServer)(fixture.seed), startWith(startFastifyServer)(fixture.seed)])
+    servers.push(...started)
+    koa = started[0].url
+    fastify = started[1].url
+  })
+  afterAll(async () => {
+    await Promise.all(servers.map((server) => server.close()))
+  })
+
+  it("the shared corpus: same status, contract headers, request-id behaviour and body bytes", async () => {
+    const corpus = parityCorpus(fixture)
+    const { a, b } = await compareServers(koa, fastify, corpus)
+    expect(a).toHaveLength(corpus.length)
+    expect(a.filter((response) => response.status === 0)).toEqual([])
+    expect(b).toEqual(a)
+  })
+
+  // Beyond the contract's headers: the whole response on the wire, header names, order and spelling, reason phrase,
+  // Content-Length and connection handling included, so neither framework adds or changes anything of its own.
+  const request = (head: string, body = ""): string => `${head}\r\nHost: parity\r\nX-Request-Id: parity-wire\r\n${body}`
+  const auth = `Authorization: Bearer ${fixture.user.token}\r\n`
+  const wireCases = [
+    ["two GETs on one keep-alive connection", request("GET /api/health HTTP/1.1", "\r\n") + request("GET /api/health HTTP/1.1", "\r\n")],
+    ["HEAD: headers of GET, no Content-Length, no body", request("HEAD /api/openapi.json HTTP/1.1", "\r\n")],
+    ["OPTIONS: 204 without Content-Type or Content-Length", request("OPTIONS /api/users/v1/preferences/language/ HTTP/1.1", "\r\n")],
+    ["405 with Allow", request("DELETE /api/health HTTP/1.1", "\r\n")],
+    ["a method Fastify does not route by default", request("PROPFIND /api/health HTTP/1.1", "\r\n")],
+    ["404 outside the prefix, JSON body the host parser would choke on", request("POST /elsewhere HTTP/1.1", "Content-Type: application/json\r\nContent-Length: 5\r\n\r\n{bad}")],
+    ["a Content-Type Fastify cannot parse, unauthenticated: 401 first", request("PUT /api/users/v1/preferences/language/ HTTP/1.1", "Content-Type: nonsense\r\nContent-Length: 2\r\n\r\n{}")],
+    ["a Content-Type Fastify cannot parse, authenticated: the core's 415", request("PUT /api/users/v1/preferences/language/ HTTP/1.1", `${auth}Content-Type: nonsense\r\nContent-Length: 2\r\n\r\n{}`)],
+    ["a path find-my-way cannot decode", request("PUT /api/payments/v1/payment-methods/%zz/ HTTP/1.1", `${auth}\r\n`)],
+    ["a 101-character payment method id", request(`PUT /api/payments/v1/payment-methods/${"a".repeat(101)}/ HTTP/1.1`, `${auth}\r\n`)],
+    ["absolute-form request target", request("GET http://parity/api/health?x=1 HTTP/1.1", "\r\n")],
+    ["HTTP/1.0", request("GET /api/health HTTP/1.0", "\r\n")],
+    ["413 by declared length: answered at once, connection closed", request("PUT /api/users/v1/preferences/language/ HTTP/1.1", `${auth}Content-Type: application/json\r\nContent-Length: 1000000\r\n\r\n{"a":`)],
+    ["413 while reading a chunked body: connection closed", request("PUT /api/users/v1/preferences/language/ HTTP/1.1", `${auth}Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n4e20\r\n${" ".repeat(20_000)}\r\n`)],
+    ["malformed HTTP", "NOT HTTP\r\n\r\n"]
+  ] as const
+  const wireRequest = (name: (typeof wireCases)[number][0]): string => wireCases.find(([caseName]) => caseName === name)?.[1] ?? ""
+
+  it.each(wireCases)("on the wire: %s", async (_name, bytes) => {
+    const [fromKoa, fromFastify] = await Promise.all([exchange(koa, bytes), exchange(fastify, bytes)])
+    expect(fromKoa.wire).toMatch(/^HTTP\/1\.1 \d{3} /)
+    expect({ ...fromFastify, wire: withoutDate(fromFastify.wire) }).toEqual({ ...fromKoa, wire: withoutDate(fromKoa.wire) })
+  })
+
+  it("on the wire: the shapes that differ by default are the core's (204 and HEAD bare, 413 closes)", async () => {
+    const options = await exchange(fastify, wireRequest("OPTIONS: 204 without Content-Type or Content-Length"))
+    expect(options.wire).toMatch(/^HTTP\/1\.1 204 No Content\r\n/)
+    expect(options.wire).not.toMatch(/^content-(type|length):/im)
+    const head = await exchange(koa, wireRequest("HEAD: headers of GET, no Content-Length, no body"))
+    expect(head.wire).toMatch(/^content-type: application\/json; charset=utf-8\r\n/m)
+    expect(head.wire).not.toMatch(/^content-length:/im)
+    expect(head.wire.endsWith("\r\n\r\n")).toBe(true)
+    const refused = await exchange(koa, wireRequest("413 by declared length: answered at once, connection closed"))
+    expect(refused.wire).toMatch(/^HTTP\/1\.1 413 /)
+    expect(refused.wire).toMatch(/^Connection: close\r\n/m)
+    expect(refused.closed).toBe(true)
+    const unparsable = await exchange(fastify, wireRequest("malformed HTTP"))
+    expect(unparsable.wire).toBe("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n")
+  })
+})

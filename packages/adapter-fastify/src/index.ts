@@ -17,7 +17,7 @@ import {
   toHttpRequest
 } from "@accord/core/node"
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyPluginAsync, type FastifyReply, type FastifyRequest } from "fastify"
-import { createServer, METHODS } from "node:http"
+import { createServer } from "node:http"
 import { Readable } from "node:stream"
 
 /** Everything `makeHttpHandler` takes except the prefix, which is the one the plugin is registered with. */
@@ -74,24 +74,21 @@ export const startFastifyServer = async (options: StandaloneServerOptions): Prom
   const drain = drainOnClose(server)
   const app = Fastify({
     logger: false,
-    // CONTRACT "Drain": requests on accepted connections are answered, not refused with Fastify's 503.
-    return503OnClosing: false,
     // A plain Node server (Node's timeouts, not Fastify's 72 s keep-alive) and Node's answer to malformed HTTP.
     serverFactory: (listener) => server.on("request", listener),
     clientErrorHandler: answerClientError,
     // A path find-my-way cannot decode (`%zz`) is the core's 404, not Fastify's 400.
     frameworkErrors: (_error, request, reply) => void answer(handler, request, reply).catch((error: Error) => reply.raw.destroy(error))
   })
-  // Node parses more methods than Fastify routes; without them e.g. PROPFIND would miss the core's 405.
-  for (const method of METHODS) {
-    if (method !== "CONNECT" && !app.supportedMethods.includes(method)) app.addHttpMethod(method, { hasBody: true })
-  }
   passBodiesThrough(app, handler)
+  // Outside the prefix, and methods Fastify does not route (e.g. PROPFIND, which is the core's 405 on a known path).
   app.setNotFoundHandler((request, reply) => answer(handler, request, reply))
   await app.register(async (instance) => mountAccord(instance, handler), { prefix })
   await app.listen({ host: options.host ?? DEFAULT_HOST, port: options.port ?? DEFAULT_PORT })
   return {
     url: serverUrl(server),
+    // Drain before app.close(): once Fastify knows it is closing it answers new requests with its own 503, while
+    // CONTRACT "Drain" wants every request on an accepted connection answered.
     close: async () => {
       await drain(options.drainTimeoutMs)
       await app.close()

@@ -1,0 +1,93 @@
+import type { RunningServer } from "@accord/core"
+import { startFastifyServer } from "@accord/adapter-fastify"
+import { startKoaServer } from "@accord/adapter-koa"
+import { startWith, type StartAdapter } from "@accord/conformance"
+import { describe, expect, it } from "@effect/vitest"
+import { connect, type Socket } from "node:net"
+
+const seed = { users: [{ id: "drain_user", token: "drain-token" }], payment_methods: [{ id: "pm_drain", user_id: "drain_user" }] }
+
+/** A raw client connection that records what arrives and when the server closes it. */
+const open = async (baseUrl: string) => {
+  const url = new URL(baseUrl)
+  const socket: Socket = connect(Number(url.port), url.hostname)
+  let received = ""
+  const closed = new Promise<void>((resolve) => socket.on("close", () => resolve()))
+  socket.on("data", (data) => (received += data.toString("latin1")))
+  socket.on("error", () => undefined)
+  await new Promise<void>((resolve) => socket.once("connect", () => resolve()))
+  /** Resolves once `pattern` shows up in what the server sent. */
+  const waitFor = (pattern: RegExp): Promise<string> =>
+    new Promise((resolve) => {
+      const check = (): void => {
+        if (pattern.test(received)) {
+          socket.off("data", check)
+          resolve(received)
+        }
+      }
+      socket.on("data", check)
+      check()
+    })
+  return { socket, closed, waitFor, received: () => received }
+}
+
+/** Lets the server's event loop take in what was just written before the test goes on. */
+const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 50))
+
+const refusesConnections = (baseUrl: string): Promise<boolean> =>
+  new Promise((resolve) => {
+    const url = new URL(baseUrl)
+    const socket = connect(Number(url.port), url.hostname)
+    socket.once("connect", () => {
+      socket.destroy()
+      resolve(false)
+    })
+    socket.once("error", () => resolve(true))
+  })
+
+const setDefault = "PUT /api/payments/v1/payment-methods/pm_drain/ HTTP/1.1\r\nHost: drain\r\nAuthorization: Bearer drain-token\r\n"
+
+describe.each<readonly [string, StartAdapter]>([
+  ["koa", startKoaServer],
+  ["fastify", startFastifyServer]
+])("drain on close: %s", (_name, start) => {
+  // A drain limit far beyond the test timeout: closing in time proves the drain, not the deadline, ended things.
+  const startPatient = (): Promise<RunningServer> => startWith(start, { drainTimeoutMs: 120_000 })(seed)
+
+  it("answers requests on accepted connections (half-sent, body pending), closes idle ones, refuses new ones", async () => {
+    const server = await startPatient()
+    const idle = await open(server.url)
+    idle.socket.write("GET /api/health HTTP/1.1\r\nHost: drain\r\n\r\n")
+    await idle.waitFor(/\{"status":"ok"\}$/)
+    const bodyPending = await open(server.url)
+    bodyPending.socket.write(`${setDefault}Content-Type: application/json\r\nContent-Length: 2\r\n\r\n`)
+    const halfSent = await open(server.url)
+    halfSent.socket.write("GET /api/health HTTP/1.1\r\nHo")
+    await settle()
+
+    const closing = server.close()
+    await idle.closed
+    expect(await refusesConnections(server.url)).toBe(true)
+
+    bodyPending.socket.write("{}")
+    halfSent.socket.write("st: drain\r\n\r\n")
+    const answered = await bodyPending.waitFor(/"is_default":true/)
+    expect(answered).toMatch(/^HTTP\/1\.1 200 OK\r\n/)
+    // Told not to reuse the connection, then closed by the server.
+    expect(answered).toMatch(/^Connection: close\r\n/m)
+    expect(await halfSent.waitFor(/\{"status":"ok"\}$/)).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*^Connection: close\r\n/m)
+    await Promise.all([bodyPending.closed, halfSent.closed])
+    await closing
+  })
+
+  it("at the drain limit closes what is still unanswered", async () => {
+    const server = await startWith(start, { drainTimeoutMs: 200 })(seed)
+    const stuck = await open(server.url)
+    // The body never comes.
+    stuck.socket.write(`${setDefault}Content-Type: application/json\r\nContent-Length: 2\r\n\r\n`)
+    await settle()
+    await server.close()
+    await stuck.closed
+    expect(stuck.received()).toBe("")
+  })
+})

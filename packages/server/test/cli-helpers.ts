@@ -151,27 +151,40 @@ export const spawnCli = (args: ReadonlyArray<string>, env: Record<string, string
   }
 }
 
-/** Sends a raw HTTP request's first part and keeps the socket open; `finish` sends the rest and reads the answer. */
-export const startRawRequest = async (url: string, head: string) => {
+/** A raw keep-alive connection: write any bytes, wait for text in what came back, see everything once closed. */
+export const openConnection = async (url: string) => {
   const { hostname, port } = new URL(url)
   const socket = connect({ host: hostname, port: Number(port) })
   await new Promise<void>((resolve, reject) => socket.once("connect", resolve).once("error", reject))
   let received = ""
+  const waiters = new Set<() => void>()
   socket.setEncoding("utf8").on("data", (chunk: string) => {
     received += chunk
+    for (const waiter of waiters) waiter()
   })
-  const ended = new Promise<string>((resolve) => socket.once("close", () => resolve(received)))
   socket.on("error", () => {})
-  socket.write(head)
+  const closed = new Promise<string>((resolve) => socket.once("close", () => resolve(received)))
   return {
-    finish: async (rest: string) => {
-      socket.write(rest)
-      return ended
-    },
-    ended,
+    send: (text: string) => void socket.write(text),
+    received: (text: string) =>
+      new Promise<void>((resolve, reject) => {
+        const check = () => {
+          if (received.includes(text)) {
+            waiters.delete(check)
+            resolve()
+          }
+        }
+        waiters.add(check)
+        check()
+        void closed.then(() => reject(new Error(`the connection closed before "${text}" arrived; got:\n${received}`)))
+      }),
+    closed,
     destroy: () => socket.destroy()
   }
 }
+
+/** A complete GET of the health route, so a test knows the server has accepted the connection. */
+export const healthRequest = "GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
 

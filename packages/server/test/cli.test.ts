@@ -1,13 +1,13 @@
-import { setTimeout as sleep } from "node:timers/promises"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import {
   bearer,
   buildServer,
   CLIENT_TOKEN,
+  healthRequest,
   makeTempDir,
+  openConnection,
   OTHER_USER_TOKEN,
   spawnCli,
-  startRawRequest,
   stopped,
   testSeed,
   USER_TOKEN
@@ -96,23 +96,26 @@ describe.each(["fastify", "koa"] as const)("accord CLI with --adapter %s", (adap
     for (const secret of [USER_TOKEN, OTHER_USER_TOKEN, CLIENT_TOKEN, PASSWORD]) expect(cli.stderr()).not.toContain(secret)
   })
 
-  it("answers a request accepted before SIGTERM whose body arrives during the drain, then exits 0", async () => {
+  it("answers a request on an accepted connection whose body arrives during the drain, then exits 0", async () => {
     const cli = spawnCli(["--adapter", adapter, "--port", "0", "--seed", seedPath])
-    const url = await cli.listening
+    const connection = await openConnection(await cli.listening)
+    // One complete exchange first: from then on the connection is certainly accepted.
+    connection.send(healthRequest)
+    await connection.received('{"status":"ok"}')
     const body = JSON.stringify({ mfa_enabled: true })
-    const request = await startRawRequest(
-      url,
+    connection.send(
       "PUT /api/users/v1/preferences/language/ HTTP/1.1\r\nHost: 127.0.0.1\r\n" +
         `Authorization: Bearer ${USER_TOKEN}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n` +
         body.slice(0, 5)
     )
-    // Loopback delivers the head at once; the pause only makes sure the server has taken the request in.
-    await sleep(200)
     cli.child.kill("SIGTERM")
     await cli.logged("draining")
-    const answer = await request.finish(body.slice(5))
-    expect(answer).toMatch(/^HTTP\/1\.1 200 /)
-    expect(answer).toContain('"mfa_enabled":true')
+    connection.send(body.slice(5))
+    const exchanged = await connection.closed
+    // A body ends without a newline, so the next status line may follow it directly.
+    const answers = exchanged.match(/HTTP\/1\.1 \d{3}/g)
+    expect(answers).toEqual(["HTTP/1.1 200", "HTTP/1.1 200"])
+    expect(exchanged).toContain('"mfa_enabled":true')
     expect(await cli.exited).toEqual({ code: 0, signal: null })
   })
 
@@ -191,20 +194,37 @@ describe("accord CLI start-up", () => {
     expect(cli.stderr()).not.toContain("hunter2-pw")
   })
 
-  it("exits at once on a second signal while draining (128 + signal number)", async () => {
-    const cli = spawnCli(["--port", "0", "--seed", seedPath])
-    const url = await cli.listening
-    // A request whose body never completes keeps the drain waiting (up to the 10 s default).
-    const request = await startRawRequest(
-      url,
+  it("closes what is left at --drain-timeout-ms and still exits 0", async () => {
+    const cli = spawnCli(["--port", "0", "--seed", seedPath, "--drain-timeout-ms", "300"])
+    const connection = await openConnection(await cli.listening)
+    connection.send(healthRequest)
+    await connection.received('{"status":"ok"}')
+    // The body never completes, so only the drain limit can end this request.
+    connection.send(
       "PUT /api/users/v1/preferences/language/ HTTP/1.1\r\nHost: 127.0.0.1\r\n" +
         `Authorization: Bearer ${USER_TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{`
     )
-    await sleep(200)
+    cli.child.kill("SIGTERM")
+    expect(await cli.exited).toEqual({ code: 0, signal: null })
+    await connection.closed
+    expect(cli.logLines().some((line) => line["msg"] === "stopped")).toBe(true)
+  })
+
+  it("exits at once on a second signal while draining (128 + signal number)", async () => {
+    const cli = spawnCli(["--port", "0", "--seed", seedPath])
+    const url = await cli.listening
+    const connection = await openConnection(url)
+    connection.send(healthRequest)
+    await connection.received('{"status":"ok"}')
+    // A request whose body never completes keeps the drain waiting (up to the 10 s default).
+    connection.send(
+      "PUT /api/users/v1/preferences/language/ HTTP/1.1\r\nHost: 127.0.0.1\r\n" +
+        `Authorization: Bearer ${USER_TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{`
+    )
     cli.child.kill("SIGTERM")
     await cli.logged("draining")
     cli.child.kill("SIGTERM")
     expect(await cli.exited).toEqual({ code: 143, signal: null })
-    request.destroy()
+    connection.destroy()
   })
 })

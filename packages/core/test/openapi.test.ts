@@ -14,7 +14,7 @@ const document = makeOpenApiDocument({ serverUrl: "/api" }) as unknown as Doc
 describe("OpenAPI document", () => {
   it("is a valid OpenAPI 3.1 document according to a real validator", async () => {
     const validator = new Validator()
-    const result = await validator.validate(structuredClone(document) as unknown as object)
+    const result = await validator.validate(structuredClone(document) as unknown as Parameters<Validator["validate"]>[0])
     expect(result.errors ?? []).toEqual([])
     expect(result.valid).toBe(true)
     expect(validator.version).toBe("3.1")

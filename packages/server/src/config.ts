@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util"
 import { Either, ParseResult, Redacted, Schema } from "effect"
 import { productionScryptCost } from "@accord/core/node"
+import { jwtConfigFromEnv, type JwtAuthConfig } from "@accord/auth-jwt"
 
 /** A start-up problem the operator must fix (bad flag, bad environment, bad seed file): exit code 2. */
 export class ConfigError extends Error {
@@ -32,6 +33,9 @@ export interface AccordConfig {
   readonly bodyLimit: number
   readonly logLevel: LogLevel
   readonly scrypt: ScryptCost
+  /** Who checks credentials: the store's seeded tokens, or JWTs (then `jwt` holds their settings). */
+  readonly auth: "store" | "jwt"
+  readonly jwt?: JwtAuthConfig
 }
 
 export const defaultConfig: AccordConfig = {
@@ -42,7 +46,8 @@ export const defaultConfig: AccordConfig = {
   drainTimeoutMs: 10_000,
   bodyLimit: 16_384,
   logLevel: "info",
-  scrypt: productionScryptCost
+  scrypt: productionScryptCost,
+  auth: "store"
 }
 
 export const usage = `Usage: accord [options]
@@ -59,9 +64,12 @@ a flag wins over the environment.
   --drain-timeout-ms MS      how long shutdown lets accepted requests finish (DRAIN_TIMEOUT_MS, default 10000)
   --body-limit BYTES         request body limit (BODY_LIMIT, default 16384)
   --log-level LEVEL          fatal|error|warn|info|debug|trace|silent (LOG_LEVEL, default info)
+  --auth store|jwt           who checks tokens: the store's seeded ones, or JWTs (AUTH, default store)
   -h, --help                 print this help and exit
 
   Password hashing cost, environment only: SCRYPT_N (default 32768), SCRYPT_R (default 8), SCRYPT_P (default 3).
+  JWT settings with --auth jwt, environment only: JWT_SECRET or JWKS_URL (exactly one), JWT_ISSUER, JWT_AUDIENCE,
+  and optionally JWT_ALGORITHMS, JWT_CLIENT_CLAIM, JWT_CLIENT_SCOPE, JWT_CLOCK_TOLERANCE_S (default 5).
 
 Once listening, prints one line to stdout: "listening on http://HOST:PORT". Logs are JSON lines on stderr.
 SIGTERM or SIGINT drains in-flight requests, closes the store and exits 0. Exit code 2: bad options or seed file.
@@ -85,6 +93,7 @@ const options = {
   drainTimeoutMs: { flag: "drain-timeout-ms", env: "DRAIN_TIMEOUT_MS" },
   bodyLimit: { flag: "body-limit", env: "BODY_LIMIT" },
   logLevel: { flag: "log-level", env: "LOG_LEVEL" },
+  auth: { flag: "auth", env: "AUTH" },
   scryptN: { env: "SCRYPT_N" },
   scryptR: { env: "SCRYPT_R" },
   scryptP: { env: "SCRYPT_P" }
@@ -128,7 +137,8 @@ const RawConfig = Schema.Struct({
     { exact: true, default: () => defaultConfig.scrypt.N }
   ),
   scryptR: Schema.optionalWith(integer(1, 32), { exact: true, default: () => defaultConfig.scrypt.r }),
-  scryptP: Schema.optionalWith(integer(1, 16), { exact: true, default: () => defaultConfig.scrypt.p })
+  scryptP: Schema.optionalWith(integer(1, 16), { exact: true, default: () => defaultConfig.scrypt.p }),
+  auth: Schema.optionalWith(oneOf("store", "jwt"), { exact: true, default: () => defaultConfig.auth })
 })
 
 const describeOption = (key: OptionKey): string => {
@@ -191,12 +201,19 @@ export const parseConfig = (
   if (rest.store === "postgres" && databaseUrl === undefined) {
     throw new ConfigError(`${describeOption("databaseUrl")} is required with --store postgres`)
   }
+  let jwt: JwtAuthConfig | undefined
+  if (rest.auth === "jwt") {
+    const fromEnv = jwtConfigFromEnv(env)
+    if (Either.isLeft(fromEnv)) throw new ConfigError(`${describeOption("auth")} jwt: ${fromEnv.left.message}`)
+    jwt = fromEnv.right
+  }
   return {
     _tag: "Run",
     config: {
       ...rest,
       ...(databaseUrl === undefined ? {} : { databaseUrl }),
       ...(seedFile === undefined ? {} : { seedFile }),
+      ...(jwt === undefined ? {} : { jwt }),
       scrypt: { N: scryptN, r: scryptR, p: scryptP }
     }
   }

@@ -4,6 +4,7 @@ import { StoreAdmin, Unavailable, type AccordRuntime, type RunningServer, type S
 import { loadDocsAssets, productionScryptCost, ScryptPasswordHasherLive } from "@accord/core/node"
 import { startFastifyServer } from "@accord/adapter-fastify"
 import { startKoaServer } from "@accord/adapter-koa"
+import { JwtAuthenticatorLive } from "@accord/auth-jwt"
 import { MemoryStoreLive } from "@accord/store-memory"
 import { PostgresStoreLive } from "@accord/store-postgres"
 import type { AccordConfig } from "./config.js"
@@ -38,6 +39,10 @@ const storeLayer = (config: AccordConfig): Layer.Layer<StoreServices, unknown> =
   if (config.databaseUrl === undefined) throw new StartError("--store postgres needs --database-url (DATABASE_URL)")
   return PostgresStoreLive({ connectionString: Redacted.value(config.databaseUrl) })
 }
+
+/** The store, with its Authenticator replaced by the JWT one under --auth jwt (the later layer of a merge wins). */
+const authenticatedStoreLayer = (config: AccordConfig): Layer.Layer<StoreServices, unknown> =>
+  config.jwt === undefined ? storeLayer(config) : Layer.merge(storeLayer(config), JwtAuthenticatorLive(config.jwt))
 
 /**
  * A failure's own message, without a stack, following causes to the driver's words ("connect ECONNREFUSED ...").
@@ -84,7 +89,7 @@ export const startAccord = async (config: AccordConfig, options: StartOptions = 
     logger.warn({ scrypt: config.scrypt }, "scrypt cost is below the production default (N=32768, r=8, p=3)")
   }
 
-  const runtime = ManagedRuntime.make(Layer.merge(storeLayer(config), ScryptPasswordHasherLive(config.scrypt)))
+  const runtime = ManagedRuntime.make(Layer.merge(authenticatedStoreLayer(config), ScryptPasswordHasherLive(config.scrypt)))
   let server: RunningServer
   try {
     // The first run builds the layer: an unreachable database fails here, before the port is taken.
@@ -108,7 +113,7 @@ export const startAccord = async (config: AccordConfig, options: StartOptions = 
     await runtime.dispose()
     throw error
   }
-  logger.info({ adapter: config.adapter, store: config.store, url: server.url }, "listening")
+  logger.info({ adapter: config.adapter, store: config.store, auth: config.auth, url: server.url }, "listening")
 
   let closing: Promise<void> | undefined
   const close = () =>

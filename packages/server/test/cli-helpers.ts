@@ -60,7 +60,16 @@ const OPTION_VARIABLES = [
   "LOG_LEVEL",
   "SCRYPT_N",
   "SCRYPT_R",
-  "SCRYPT_P"
+  "SCRYPT_P",
+  "AUTH",
+  "JWT_SECRET",
+  "JWKS_URL",
+  "JWT_ISSUER",
+  "JWT_AUDIENCE",
+  "JWT_ALGORITHMS",
+  "JWT_CLIENT_CLAIM",
+  "JWT_CLIENT_SCOPE",
+  "JWT_CLOCK_TOLERANCE_S"
 ]
 
 export interface Exited {

@@ -77,7 +77,8 @@ describe("adapter parity: Koa and Fastify", () => {
     ["HTTP/1.0", request("GET /api/health HTTP/1.0", "\r\n")],
     ["413 by declared length: answered at once, connection closed", request("PUT /api/users/v1/preferences/language/ HTTP/1.1", `${auth}Content-Type: application/json\r\nContent-Length: 1000000\r\n\r\n{"a":`)],
     ["413 while reading a chunked body: connection closed", request("PUT /api/users/v1/preferences/language/ HTTP/1.1", `${auth}Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n4e20\r\n${" ".repeat(20_000)}\r\n`)],
-    ["malformed HTTP", "NOT HTTP\r\n\r\n"]
+    ["malformed HTTP", "NOT HTTP\r\n\r\n"],
+    ["headers over Node's limit", request("GET /api/health HTTP/1.1", `X-Big: ${"a".repeat(20_000)}\r\n\r\n`)]
   ] as const
   const wireRequest = (name: (typeof wireCases)[number][0]): string => wireCases.find(([caseName]) => caseName === name)?.[1] ?? ""
 
@@ -101,5 +102,7 @@ describe("adapter parity: Koa and Fastify", () => {
     expect(refused.closed).toBe(true)
     const unparsable = await exchange(fastify, wireRequest("malformed HTTP"))
     expect(unparsable.wire).toBe("HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n")
+    const oversized = await exchange(fastify, wireRequest("headers over Node's limit"))
+    expect(oversized.wire).toBe("HTTP/1.1 431 Request Header Fields Too Large\r\nConnection: close\r\n\r\n")
   })
 })

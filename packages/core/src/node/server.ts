@@ -1,4 +1,4 @@
-import type { Server, ServerResponse } from "node:http"
+import { STATUS_CODES, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo, Socket } from "node:net"
 
 /** CONTRACT "Drain": the default time accepted requests get to finish on close. */
@@ -6,18 +6,24 @@ export const DEFAULT_DRAIN_TIMEOUT_MS = 10_000
 export const DEFAULT_HOST = "127.0.0.1"
 export const DEFAULT_PORT = 3000
 
+const bare = (status: number): string => `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ""}\r\nConnection: close\r\n\r\n`
 const clientErrorResponses: Readonly<Record<string, string>> = {
-  HPE_HEADER_OVERFLOW: "HTTP/1.1 431 Request Header Fields Too Large\r\nConnection: close\r\n\r\n",
-  ERR_HTTP_REQUEST_TIMEOUT: "HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n"
+  HPE_HEADER_OVERFLOW: bare(431),
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: bare(413),
+  ERR_HTTP_REQUEST_TIMEOUT: bare(408)
 }
 
 /**
- * Node's own answer to bytes that are not HTTP (no request exists, so no route and no problem body). Every standalone
- * server installs it (Fastify would otherwise answer with a JSON body of its own), so the adapters cannot differ.
+ * Node's own answer to bytes that are not HTTP (no request exists, so no route and no problem body), written out so
+ * that every standalone server can install it: Fastify would otherwise answer with a JSON body of its own.
  */
 export const answerClientError = (error: Error & { code?: string }, socket: Socket): void => {
   if (error.code === "ECONNRESET" || socket.destroyed) return
-  if (socket.writable) socket.write(clientErrorResponses[error.code ?? ""] ?? "HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n")
+  // As Node does: never write into a response that has already started on this connection.
+  const inFlight = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage
+  if (socket.writable && (inFlight === undefined || inFlight === null || !inFlight.headersSent)) {
+    socket.write(clientErrorResponses[error.code ?? ""] ?? bare(400))
+  }
   socket.destroy(error)
 }
 

@@ -13,4 +13,5 @@ export {
   type ParityCase,
   type ParityFixture
 } from "./parity.js"
-export { startWith, type StartAdapter } from "./memory-server.js"
+export { startOnRuntime, startWith, type StartAdapter, type StartWithOptions } from "./memory-server.js"
+export { startTcpProxy, viaProxy, type TcpProxy } from "./tcp-proxy.js"

@@ -1,4 +1,12 @@
-import { Seed, StoreAdmin, type RunningServer, type SeedInput, type StandaloneServerOptions } from "@accord/core"
+import {
+  Seed,
+  StoreAdmin,
+  type AccordRuntime,
+  type RunningServer,
+  type SeedInput,
+  type StandaloneServerOptions,
+  type StoreServices
+} from "@accord/core"
 import { ScryptPasswordHasherLive, testScryptCost } from "@accord/core/node"
 import { MemoryStoreLive } from "@accord/store-memory"
 import { Effect, Layer, ManagedRuntime, Schema } from "effect"
@@ -7,19 +15,36 @@ import type { StartServer } from "./http-conformance.js"
 /** An adapter's standalone server factory (`startKoaServer`, `startFastifyServer`, or a third party's). */
 export type StartAdapter = (options: StandaloneServerOptions) => Promise<RunningServer>
 
+/** Options passed on to the adapter's factory (e.g. a smaller drain limit), and the store to run on. */
+export interface StartWithOptions extends Partial<Omit<StandaloneServerOptions, "runtime">> {
+  /** Built afresh for every start and released when that server closes; default: the memory store. */
+  readonly store?: Layer.Layer<StoreServices, unknown>
+}
+
+/** Loads `seed` into `runtime`'s store, then starts the adapter on 127.0.0.1 on a free port. */
+const seedAndStart = async (
+  start: StartAdapter,
+  runtime: AccordRuntime,
+  seed: SeedInput,
+  options: Partial<Omit<StandaloneServerOptions, "runtime">>
+): Promise<RunningServer> => {
+  const decoded = Schema.decodeUnknownSync(Seed)(seed)
+  await runtime.runPromise(Effect.flatMap(StoreAdmin, (admin) => admin.loadSeed(decoded)))
+  return start({ host: "127.0.0.1", port: 0, ...options, runtime })
+}
+
 /**
  * A `StartServer` for `runHttpConformance` (and the parity check) from an adapter's standalone factory: a fresh
- * memory store with `seed` loaded, cheap scrypt parameters, 127.0.0.1 on a free port. `close()` drains the server
- * and then disposes the runtime it made. `options` are passed on (e.g. a smaller drain limit).
+ * store (`options.store`, default memory) with `seed` loaded, cheap scrypt parameters, 127.0.0.1 on a free port.
+ * `close()` drains the server and then disposes the runtime it made, releasing the store.
  */
 export const startWith =
-  (start: StartAdapter, options: Partial<Omit<StandaloneServerOptions, "runtime">> = {}): StartServer =>
+  (start: StartAdapter, options: StartWithOptions = {}): StartServer =>
   async (seed: SeedInput) => {
-    const runtime = ManagedRuntime.make(Layer.mergeAll(MemoryStoreLive, ScryptPasswordHasherLive(testScryptCost)))
+    const { store = MemoryStoreLive, ...serverOptions } = options
+    const runtime = ManagedRuntime.make(Layer.mergeAll(store, ScryptPasswordHasherLive(testScryptCost)))
     try {
-      const decoded = Schema.decodeUnknownSync(Seed)(seed)
-      await runtime.runPromise(Effect.flatMap(StoreAdmin, (admin) => admin.loadSeed(decoded)))
-      const server = await start({ host: "127.0.0.1", port: 0, ...options, runtime })
+      const server = await seedAndStart(start, runtime, seed, serverOptions)
       return {
         url: server.url,
         close: async () => {
@@ -35,3 +60,13 @@ export const startWith =
       throw error
     }
   }
+
+/**
+ * A `StartServer` on a runtime the caller built and disposes: several servers (of one adapter or of several) then
+ * share one store, e.g. one PGlite database whose start-up is too slow to repeat. `close()` drains the server only.
+ * The suites' ids and tokens are random per run, so runs sharing a store do not see each other's rows.
+ */
+export const startOnRuntime =
+  (start: StartAdapter, runtime: AccordRuntime, options: Partial<Omit<StandaloneServerOptions, "runtime">> = {}): StartServer =>
+  (seed: SeedInput) =>
+    seedAndStart(start, runtime, seed, options)

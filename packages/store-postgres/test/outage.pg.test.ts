@@ -17,9 +17,9 @@ import {
   UserId,
   type StoreServices
 } from "@accord/core"
+import { startTcpProxy, viaProxy } from "@accord/conformance"
 import { makePgPool, makePoolExecutor, PostgresStoreLive } from "@accord/store-postgres"
 import { adminQuery, databaseUrl, dropSchemaOnClose, freshSchema, skipReason } from "./postgres-helpers.js"
-import { startTcpProxy, viaProxy } from "./tcp-proxy.js"
 
 const url = databaseUrl ?? ""
 const target = (() => {

@@ -1,8 +1,9 @@
 import net from "node:net"
 
 /**
- * A TCP proxy on 127.0.0.1 that a test can cut and restore, to play a database outage without touching the
- * database: `stop()` refuses new connections and drops every open one; `start()` listens again on the same port.
+ * A TCP proxy on 127.0.0.1 that a test can cut and restore, to play an outage of what is behind it (a database)
+ * without touching it: `stop()` refuses new connections and drops every open one; `start()` listens again on the
+ * same port, so clients configured with the proxy's address reconnect by themselves.
  */
 export interface TcpProxy {
   readonly port: number

@@ -27,6 +27,8 @@ export interface AccordConfig {
   readonly store: "memory" | "postgres"
   /** Required when `store` is `postgres`; redacted because it usually carries a password. */
   readonly databaseUrl?: Redacted.Redacted<string>
+  /** PostgreSQL schema to keep the tables in (created when missing); default: the connection's search_path. */
+  readonly databaseSchema?: string
   /** Path of a seed file, relative to the working directory. */
   readonly seedFile?: string
   readonly drainTimeoutMs: number
@@ -60,6 +62,8 @@ a flag wins over the environment.
   --port PORT                port, 0 picks a free one (PORT, default 3000)
   --store memory|postgres    store (STORE, default memory)
   --database-url URL         postgres:// connection string, required with --store postgres (DATABASE_URL)
+  --database-schema NAME     PostgreSQL schema for the tables, created when missing (DATABASE_SCHEMA,
+                             default: the connection's search_path, usually public)
   --seed FILE                JSON seed file loaded at start (SEED_FILE)
   --drain-timeout-ms MS      how long shutdown lets accepted requests finish (DRAIN_TIMEOUT_MS, default 10000)
   --body-limit BYTES         request body limit (BODY_LIMIT, default 16384)
@@ -89,6 +93,7 @@ const options = {
   port: { flag: "port", env: "PORT" },
   store: { flag: "store", env: "STORE" },
   databaseUrl: { flag: "database-url", env: "DATABASE_URL", secret: true },
+  databaseSchema: { flag: "database-schema", env: "DATABASE_SCHEMA" },
   seedFile: { flag: "seed", env: "SEED_FILE" },
   drainTimeoutMs: { flag: "drain-timeout-ms", env: "DRAIN_TIMEOUT_MS" },
   bodyLimit: { flag: "body-limit", env: "BODY_LIMIT" },
@@ -124,6 +129,13 @@ const RawConfig = Schema.Struct({
   databaseUrl: Schema.optionalWith(
     Schema.Redacted(
       Schema.String.pipe(Schema.pattern(/^postgres(ql)?:\/\/./)).annotations(rule("must be a postgres:// or postgresql:// URL"))
+    ),
+    { exact: true }
+  ),
+  // The store's rule for a schema name (store-postgres quoteSchema), checked here so a bad one is exit 2, not 1.
+  databaseSchema: Schema.optionalWith(
+    Schema.String.pipe(Schema.pattern(/^[A-Za-z_][A-Za-z0-9_]{0,62}$/)).annotations(
+      rule("must be 1 to 63 characters of [A-Za-z0-9_], not starting with a digit")
     ),
     { exact: true }
   ),
@@ -197,7 +209,7 @@ export const parseConfig = (
 
   const decoded = Schema.decodeUnknownEither(RawConfig, { errors: "all" })(raw)
   if (Either.isLeft(decoded)) throw new ConfigError(formatIssues(decoded.left, raw))
-  const { scryptN, scryptR, scryptP, databaseUrl, seedFile, ...rest } = decoded.right
+  const { scryptN, scryptR, scryptP, databaseUrl, databaseSchema, seedFile, ...rest } = decoded.right
   if (rest.store === "postgres" && databaseUrl === undefined) {
     throw new ConfigError(`${describeOption("databaseUrl")} is required with --store postgres`)
   }
@@ -212,6 +224,7 @@ export const parseConfig = (
     config: {
       ...rest,
       ...(databaseUrl === undefined ? {} : { databaseUrl }),
+      ...(databaseSchema === undefined ? {} : { databaseSchema }),
       ...(seedFile === undefined ? {} : { seedFile }),
       ...(jwt === undefined ? {} : { jwt }),
       scrypt: { N: scryptN, r: scryptR, p: scryptP }

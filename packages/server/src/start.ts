@@ -37,7 +37,10 @@ const servers: Record<AccordConfig["adapter"], (options: StandaloneServerOptions
 const storeLayer = (config: AccordConfig): Layer.Layer<StoreServices, unknown> => {
   if (config.store === "memory") return MemoryStoreLive
   if (config.databaseUrl === undefined) throw new StartError("--store postgres needs --database-url (DATABASE_URL)")
-  return PostgresStoreLive({ connectionString: Redacted.value(config.databaseUrl) })
+  return PostgresStoreLive({
+    connectionString: Redacted.value(config.databaseUrl),
+    ...(config.databaseSchema !== undefined && { schema: config.databaseSchema })
+  })
 }
 
 /** The store, with its Authenticator replaced by the JWT one under --auth jwt (the later layer of a merge wins). */

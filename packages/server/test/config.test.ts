@@ -34,6 +34,7 @@ describe("parseConfig", () => {
       PORT: "0",
       STORE: "postgres",
       DATABASE_URL: "postgres://postgres@127.0.0.1:5432/test",
+      DATABASE_SCHEMA: "accord_env",
       SEED_FILE: "seed.json",
       DRAIN_TIMEOUT_MS: "2500",
       BODY_LIMIT: "1024",
@@ -42,7 +43,7 @@ describe("parseConfig", () => {
       SCRYPT_R: "4",
       SCRYPT_P: "1"
     })
-    expect(config).toMatchObject({ adapter: "koa", host: "0.0.0.0", port: 0, store: "postgres", seedFile: "seed.json", drainTimeoutMs: 2500, bodyLimit: 1024, logLevel: "debug" })
+    expect(config).toMatchObject({ adapter: "koa", host: "0.0.0.0", port: 0, store: "postgres", databaseSchema: "accord_env", seedFile: "seed.json", drainTimeoutMs: 2500, bodyLimit: 1024, logLevel: "debug" })
     expect(config.scrypt).toEqual({ N: 1024, r: 4, p: 1 })
     expect(config.databaseUrl && Redacted.value(config.databaseUrl)).toBe("postgres://postgres@127.0.0.1:5432/test")
   })
@@ -51,6 +52,14 @@ describe("parseConfig", () => {
     const env = { ADAPTER: "koa", PORT: "4000", HOST: "0.0.0.0", SEED_FILE: "env.json", LOG_LEVEL: "debug" }
     const config = run(["--adapter", "fastify", "--port=0", "--seed", "flag.json", "--log-level", "warn"], env)
     expect(config).toMatchObject({ adapter: "fastify", port: 0, seedFile: "flag.json", logLevel: "warn", host: "0.0.0.0" })
+  })
+
+  it("takes --database-schema over DATABASE_SCHEMA, and leaves it unset by default", () => {
+    const env = { STORE: "postgres", DATABASE_URL: "postgres://127.0.0.1/test", DATABASE_SCHEMA: "from_env" }
+    expect(run(["--database-schema", "_From_Flag_2"], env).databaseSchema).toBe("_From_Flag_2")
+    expect(run([], env).databaseSchema).toBe("from_env")
+    expect(run([], { ...env, DATABASE_SCHEMA: "" })).not.toHaveProperty("databaseSchema")
+    expect(run([], { ...env, DATABASE_SCHEMA: "a".repeat(63) }).databaseSchema).toHaveLength(63)
   })
 
   it("treats an empty environment variable as unset", () => {
@@ -77,6 +86,10 @@ describe("parseConfig", () => {
     [["--drain-timeout-ms", "soon"], "--drain-timeout-ms (DRAIN_TIMEOUT_MS) must be an integer"],
     [["--host", ""], "--host (HOST) must not be empty"],
     [["--seed", ""], "--seed (SEED_FILE) must not be empty"],
+    [["--database-schema", "1st"], "--database-schema (DATABASE_SCHEMA) must be 1 to 63 characters of [A-Za-z0-9_], not starting with a digit, got \"1st\""],
+    [["--database-schema", "a\"; DROP SCHEMA public; --"], "--database-schema (DATABASE_SCHEMA) must be 1 to 63 characters"],
+    [["--database-schema", "a".repeat(64)], "--database-schema (DATABASE_SCHEMA) must be 1 to 63 characters"],
+    [["--database-schema", ""], "--database-schema (DATABASE_SCHEMA) must be 1 to 63 characters"],
     [["--frobnicate"], "Unknown option '--frobnicate'"],
     [["--port"], "--port"],
     [["serve"], "Unexpected argument 'serve'"]

@@ -83,7 +83,7 @@ describe("startAccord", () => {
 describe.skipIf(databaseUrl === undefined)(
   databaseUrl === undefined ? "startAccord on postgres (skipped: DATABASE_URL not set)" : "startAccord on postgres",
   () => {
-    // A database of its own: the CLI has no schema option, and the tables must start empty.
+    // A database of its own: this test runs without --database-schema (tables in public), and they must start empty.
     const database = `accord_server_${randomBytes(5).toString("hex")}`
     const admin = async (sql: string) => {
       const client = new pg.Client({ connectionString: databaseUrl })

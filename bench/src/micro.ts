@@ -1,0 +1,87 @@
+import {
+  createPublicPlanEntry,
+  makeHttpHandler,
+  setDefaultPaymentMethod,
+  updateLanguagePreferences,
+  type AccordRuntime,
+  type HttpRequest,
+  type UserId
+} from "@accord/core"
+import { productionScryptCost, ScryptPasswordHasherLive, testScryptCost } from "@accord/core/node"
+import { makeMemoryStore } from "@accord/store-memory"
+import { Layer, ManagedRuntime } from "effect"
+import { Bench } from "tinybench"
+import { benchHeaders, decodeSeed, LANGUAGE_PATH, PAYMENT_METHOD_PATH, paymentMethodIds, seedInput, userId } from "./fixtures.js"
+import type { ChildMessage, MicroResult } from "./protocol.js"
+
+/**
+ * In-process micro benchmarks (a child of the bench, so nothing else shares its heap or event loop): the three use
+ * cases through the core on store-memory, and the transport-neutral handler called directly, without a socket.
+ */
+
+const timeMs = Number(process.env["BENCH_MICRO_TIME"] ?? 1000)
+const users = Number(process.env["BENCH_USERS"] ?? 1000)
+
+const runtimeWith = (cost: { N: number; r: number; p: number }): AccordRuntime =>
+  ManagedRuntime.make(Layer.merge(makeMemoryStore(decodeSeed(seedInput(users))), ScryptPasswordHasherLive(cost)))
+
+const main = async (): Promise<void> => {
+  const runtime = runtimeWith(testScryptCost)
+  const productionRuntime = runtimeWith(productionScryptCost)
+  const user = userId(0) as UserId
+  const [first, second] = paymentMethodIds(0)
+  const patches = [
+    { language: "en-US", timezone: 60, mfa_enabled: true },
+    { language: "fr", timezone: -120, mfa_enabled: false }
+  ]
+  let turn = 0
+  let emails = 0
+
+  const handler = makeHttpHandler({ runtime })
+  const request = (path: string, body: string): HttpRequest => {
+    const bytes = new TextEncoder().encode(body)
+    const read = Promise.resolve({ _tag: "Read" as const, bytes })
+    return { method: "PUT", path, headers: { ...benchHeaders, "content-length": String(bytes.length) }, readBody: () => read }
+  }
+  const languageRequests = [request(LANGUAGE_PATH, JSON.stringify(patches[0])), request(LANGUAGE_PATH, JSON.stringify(patches[1]))]
+  const paymentRequests = [request(PAYMENT_METHOD_PATH(first), '{"is_default":true}'), request(PAYMENT_METHOD_PATH(second), "{}")]
+  const unauthenticated: HttpRequest = { method: "PUT", path: LANGUAGE_PATH, headers: { "content-type": "application/json" } }
+
+  const bench = new Bench({ time: timeMs, warmupTime: Math.min(500, timeMs), warmupIterations: 5, throws: true })
+  bench
+    .add("use case: updateLanguagePreferences", () => runtime.runPromise(updateLanguagePreferences(user, patches[turn++ & 1])))
+    .add("use case: setDefaultPaymentMethod", () =>
+      runtime.runPromise(setDefaultPaymentMethod(user, (turn++ & 1) === 0 ? first : second, {}))
+    )
+    .add(`use case: createPublicPlanEntry (test scrypt N=2^${Math.log2(testScryptCost.N)})`, () =>
+      runtime.runPromise(createPublicPlanEntry({ email: `user${emails++}@example.com`, password: "correct horse battery" }))
+    )
+    .add(`use case: createPublicPlanEntry (production scrypt N=2^15, r=8, p=3)`, () =>
+      productionRuntime.runPromise(createPublicPlanEntry({ email: `user${emails++}@example.com`, password: "correct horse battery" }))
+    )
+    .add("handler: PUT language", () => handler(languageRequests[turn++ & 1] ?? unauthenticated))
+    .add("handler: PUT payment method", () => handler(paymentRequests[turn++ & 1] ?? unauthenticated))
+    .add("handler: 401 without credentials", () => handler(unauthenticated))
+  await bench.warmup()
+  await bench.run()
+
+  const results: Array<MicroResult> = bench.tasks.map((task) => {
+    if (task.result === undefined) throw new Error(`${task.name}: no result`)
+    return {
+      name: task.name,
+      opsPerSecond: task.result.hz,
+      meanMicros: task.result.mean * 1000,
+      p99Micros: task.result.p99 * 1000,
+      samples: task.result.samples.length
+    }
+  })
+  await runtime.dispose()
+  await productionRuntime.dispose()
+  const message: ChildMessage = { type: "micro", results }
+  process.send?.(message, () => process.exit(0))
+}
+
+main().catch((error: unknown) => {
+  console.error(error)
+  process.exit(1)
+})

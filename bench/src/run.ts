@@ -1,0 +1,241 @@
+import autocannon from "autocannon"
+import { fork, type ChildProcess } from "node:child_process"
+import { readFileSync, writeFileSync } from "node:fs"
+import { availableParallelism, loadavg, release, totalmem } from "node:os"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { benchHeaders, scenarios, type Scenario } from "./fixtures.js"
+import type { ChildMessage, MemoryResult, MicroResult, ServerKind } from "./protocol.js"
+import { renderReport, type HttpRun } from "./report.js"
+
+/**
+ * `npm run bench`: the adapters on store-memory against bare-framework baselines (each server in its own process,
+ * autocannon here), then micro benchmarks and store memory in fresh child processes; prints the tables and writes
+ * bench/RESULTS.md. Durations and sizes come from the environment (see README.md).
+ */
+
+const here = dirname(fileURLToPath(import.meta.url))
+const numberFrom = (name: string, fallback: number): number => {
+  const value = Number(process.env[name] ?? fallback)
+  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a non-negative number`)
+  return value
+}
+
+const sections = new Set((process.env["BENCH_ONLY"] ?? "http,micro,memory").split(",").map((part) => part.trim()))
+const config = {
+  durationSeconds: numberFrom("BENCH_DURATION", 5),
+  warmupSeconds: numberFrom("BENCH_WARMUP", 1),
+  rounds: Math.max(1, numberFrom("BENCH_ROUNDS", 3)),
+  connections: Math.max(1, numberFrom("BENCH_CONNECTIONS", 10)),
+  users: Math.max(1, numberFrom("BENCH_USERS", 1000)),
+  memoryUsers: Math.max(1, numberFrom("BENCH_MEMORY_USERS", 100_000)),
+  /** With BENCH_MAX_LOAD, wait (up to 10 minutes) for the 1-minute load average to fall below it first. */
+  maxLoad: process.env["BENCH_MAX_LOAD"] === undefined ? undefined : numberFrom("BENCH_MAX_LOAD", 0),
+  /** With BENCH_CPU_PROF_DIR, servers run with --cpu-prof and write their profiles there on exit. */
+  cpuProfileDir: process.env["BENCH_CPU_PROF_DIR"]
+}
+const complete = ["http", "micro", "memory"].every((section) => sections.has(section))
+const resultsPath = process.env["BENCH_RESULTS"] ?? join(here, "..", complete ? "RESULTS.md" : "RESULTS.partial.md")
+
+const load1 = (): number => loadavg()[0] ?? 0
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+const waitForQuietMachine = async (): Promise<void> => {
+  if (config.maxLoad === undefined) return
+  const deadline = Date.now() + 10 * 60_000
+  while (load1() >= config.maxLoad && Date.now() < deadline) {
+    console.log(`load average ${load1().toFixed(2)} >= ${config.maxLoad}; waiting`)
+    await sleep(15_000)
+  }
+}
+
+const forkChild = (script: string, args: ReadonlyArray<string>, execArgv: ReadonlyArray<string> = []): ChildProcess =>
+  fork(join(here, script), [...args], { execArgv: [...execArgv], stdio: ["ignore", "inherit", "inherit", "ipc"] })
+
+const messageOf = <T extends ChildMessage["type"]>(child: ChildProcess, type: T): Promise<Extract<ChildMessage, { type: T }>> =>
+  new Promise((resolve, reject) => {
+    const onExit = (code: number | null) => reject(new Error(`child exited (${code}) before sending "${type}"`))
+    child.once("exit", onExit)
+    child.on("message", (message: ChildMessage) => {
+      if (message.type !== type) return
+      child.off("exit", onExit)
+      resolve(message as Extract<ChildMessage, { type: T }>)
+    })
+  })
+
+const stopChild = (child: ChildProcess): Promise<void> =>
+  new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve()
+    child.once("exit", () => resolve())
+    child.kill("SIGTERM")
+  })
+
+const percentile = (sorted: ReadonlyArray<number>, p: number): number =>
+  sorted.length === 0 ? Number.NaN : (sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN)
+
+interface LoadResult {
+  readonly requestsPerSecond: number
+  readonly p50Ms: number
+  readonly p99Ms: number
+  readonly failures: number
+}
+
+/** One autocannon run. Latencies are kept exactly (autocannon's histogram rounds to whole milliseconds). */
+const runLoad = (url: string, scenario: Scenario, seconds: number): Promise<LoadResult> =>
+  new Promise((resolve, reject) => {
+    const latencies: Array<number> = []
+    const instance = autocannon(
+      {
+        url,
+        connections: config.connections,
+        duration: seconds,
+        method: "PUT",
+        headers: benchHeaders,
+        requests: scenario.requests.map((request) => ({ method: "PUT" as const, path: request.path, body: request.body }))
+      },
+      (error: unknown, result) => {
+        if (error !== null && error !== undefined) return reject(error instanceof Error ? error : new Error(String(error)))
+        latencies.sort((a, b) => a - b)
+        resolve({
+          requestsPerSecond: result.requests.total / result.duration,
+          p50Ms: percentile(latencies, 50),
+          p99Ms: percentile(latencies, 99),
+          failures: result.errors + result.timeouts + result.non2xx
+        })
+      }
+    )
+    instance.on("response", (_client, _status, _bytes, responseTime) => latencies.push(responseTime))
+  })
+
+/** The baseline must answer what the adapter answers, or the comparison means nothing. */
+const IGNORED_HEADERS = new Set(["date", "connection", "keep-alive", "x-request-id"])
+const probe = async (url: string, scenario: Scenario) => {
+  const request = scenario.requests[0]
+  if (request === undefined) throw new Error(`${scenario.name}: no request`)
+  const response = await fetch(url + request.path, { method: "PUT", headers: benchHeaders, body: request.body })
+  const body = (await response.json()) as Record<string, unknown>
+  return {
+    status: response.status,
+    headers: [...response.headers.entries()].filter(([name]) => !IGNORED_HEADERS.has(name)).map(([name, value]) => (name === "content-length" ? name : `${name}: ${value}`)).sort(),
+    keys: Object.keys(body)
+  }
+}
+
+const checkEquivalent = async (urls: ReadonlyMap<ServerKind, string>): Promise<void> => {
+  for (const scenario of scenarios) {
+    for (const [accord, bare] of [["fastify-accord", "fastify-bare"], ["koa-accord", "koa-bare"]] as const) {
+      const [a, b] = await Promise.all([probe(urls.get(accord) ?? "", scenario), probe(urls.get(bare) ?? "", scenario)])
+      if (a.status !== 200 || JSON.stringify(a) !== JSON.stringify(b)) {
+        throw new Error(`${scenario.name}: ${accord} and ${bare} answer differently:\n${JSON.stringify(a)}\n${JSON.stringify(b)}`)
+      }
+    }
+  }
+}
+
+const median = (values: ReadonlyArray<number>): number => {
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1 ? (sorted[middle] ?? Number.NaN) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2
+}
+
+const runHttp = async (): Promise<ReadonlyArray<HttpRun>> => {
+  const kinds: ReadonlyArray<ServerKind> = ["fastify-accord", "fastify-bare", "koa-accord", "koa-bare"]
+  const profile = config.cpuProfileDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${config.cpuProfileDir}`]
+  const children = new Map<ServerKind, ChildProcess>()
+  const urls = new Map<ServerKind, string>()
+  try {
+    for (const kind of kinds) {
+      const child = forkChild("server.js", [kind, String(config.users)], profile)
+      children.set(kind, child)
+      urls.set(kind, (await messageOf(child, "ready")).url)
+    }
+    await checkEquivalent(urls)
+    const runs: Array<HttpRun> = []
+    for (let round = 1; round <= config.rounds; round++) {
+      for (const scenario of scenarios) {
+        for (const framework of ["fastify", "koa"] as const) {
+          const pair: ReadonlyArray<ServerKind> = [`${framework}-accord`, `${framework}-bare`]
+          // A B in odd rounds, B A in even ones, so a drift in machine load does not favour either side.
+          for (const kind of round % 2 === 1 ? pair : [...pair].reverse()) {
+            const url = urls.get(kind) ?? ""
+            if (config.warmupSeconds > 0) await runLoad(url, scenario, config.warmupSeconds)
+            const result = await runLoad(url, scenario, config.durationSeconds)
+            if (result.failures > 0) throw new Error(`${kind} ${scenario.name}: ${result.failures} failed requests`)
+            runs.push({ round, scenario: scenario.name, framework, kind, ...result })
+            console.log(
+              `round ${round} ${scenario.name.padEnd(18)} ${kind.padEnd(14)} ${result.requestsPerSecond.toFixed(0).padStart(7)} req/s  p50 ${result.p50Ms.toFixed(2)} ms  p99 ${result.p99Ms.toFixed(2)} ms  (load ${load1().toFixed(2)})`
+            )
+          }
+        }
+      }
+    }
+    return runs
+  } finally {
+    await Promise.all([...children.values()].map(stopChild))
+  }
+}
+
+const runMicro = async (): Promise<ReadonlyArray<MicroResult>> => {
+  const child = forkChild("micro.js", [])
+  try {
+    return (await messageOf(child, "micro")).results
+  } finally {
+    await stopChild(child)
+  }
+}
+
+const runMemory = async (): Promise<MemoryResult> => {
+  const child = forkChild("memory.js", [], ["--expose-gc"])
+  try {
+    return (await messageOf(child, "memory")).result
+  } finally {
+    await stopChild(child)
+  }
+}
+
+const cpuModel = (): string => {
+  try {
+    const line = readFileSync("/proc/cpuinfo", "utf8").split("\n").find((text) => text.startsWith("model name"))
+    return line?.split(":")[1]?.trim() ?? "unknown"
+  } catch {
+    return "unknown"
+  }
+}
+
+const main = async (): Promise<void> => {
+  process.env["BENCH_USERS"] = String(config.users)
+  process.env["BENCH_MEMORY_USERS"] = String(config.memoryUsers)
+  await waitForQuietMachine()
+  const loadBefore = loadavg()
+  const started = new Date()
+  const http = sections.has("http") ? await runHttp() : []
+  const micro = sections.has("micro") ? await runMicro() : []
+  const memory = sections.has("memory") ? await runMemory() : undefined
+  const report = renderReport({
+    machine: {
+      cpu: cpuModel(),
+      cores: availableParallelism(),
+      memoryBytes: totalmem(),
+      node: process.version,
+      kernel: release(),
+      loadBefore,
+      loadAfter: loadavg()
+    },
+    started,
+    seconds: (Date.now() - started.getTime()) / 1000,
+    config,
+    http,
+    micro,
+    memory,
+    median,
+    remainingCosts: readFileSync(join(here, "..", "remaining-costs.md"), "utf8")
+  })
+  console.log("\n" + report.console)
+  writeFileSync(resultsPath, report.markdown)
+  console.log(`\nwrote ${resultsPath}`)
+}
+
+main().catch((error: unknown) => {
+  console.error(error)
+  process.exit(1)
+})

@@ -1,0 +1,45 @@
+import { startFastifyServer } from "@accord/adapter-fastify"
+import { startKoaServer } from "@accord/adapter-koa"
+import type { AccordRuntime } from "@accord/core"
+import { ScryptPasswordHasherLive } from "@accord/core/node"
+import { makeMemoryStore } from "@accord/store-memory"
+import { Layer, ManagedRuntime } from "effect"
+import { makeBareStore } from "./bare-domain.js"
+import { startBareFastify, startBareKoa } from "./bare-servers.js"
+import { decodeSeed, seedInput } from "./fixtures.js"
+import { isServerKind, type ServerKind, type ServerReady } from "./protocol.js"
+
+/**
+ * One benchmarked server in its own process (so the load generator never shares its event loop). Usage, from the
+ * bench through `fork`: `server.js <fastify-accord|fastify-bare|koa-accord|koa-bare> <users>`. Reports its URL
+ * over IPC and exits on SIGTERM or when the parent goes away.
+ */
+
+const start = async (kind: ServerKind, users: number): Promise<{ url: string; close: () => Promise<void> }> => {
+  if (kind === "fastify-bare") return startBareFastify(makeBareStore(users))
+  if (kind === "koa-bare") return startBareKoa(makeBareStore(users))
+  const runtime: AccordRuntime = ManagedRuntime.make(
+    Layer.merge(makeMemoryStore(decodeSeed(seedInput(users))), ScryptPasswordHasherLive())
+  )
+  const options = { runtime, host: "127.0.0.1", port: 0 }
+  return kind === "fastify-accord" ? startFastifyServer(options) : startKoaServer(options)
+}
+
+const main = async (): Promise<void> => {
+  const [kind, users = "1000"] = process.argv.slice(2)
+  if (!isServerKind(kind) || process.send === undefined) throw new Error("server.js is started by the bench with fork()")
+  const server = await start(kind, Number(users))
+  const stop = (): void => {
+    // Exit through process.exit so that --cpu-prof writes its profile.
+    void server.close().finally(() => process.exit(0))
+  }
+  process.once("SIGTERM", stop)
+  process.once("disconnect", stop)
+  const ready: ServerReady = { type: "ready", url: server.url }
+  process.send(ready)
+}
+
+main().catch((error: unknown) => {
+  console.error(error)
+  process.exit(1)
+})

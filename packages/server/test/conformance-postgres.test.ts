@@ -1,0 +1,29 @@
+import { startFastifyServer } from "@accord/adapter-fastify"
+import { startKoaServer } from "@accord/adapter-koa"
+import { runHttpConformance, startOnRuntime, startWith } from "@accord/conformance"
+import { ScryptPasswordHasherLive, testScryptCost } from "@accord/core/node"
+import { PgliteStoreLive } from "@accord/store-postgres"
+import { afterAll, describe } from "@effect/vitest"
+import { Layer, ManagedRuntime } from "effect"
+import { databaseUrl, skipReason, storeInFreshSchema } from "./postgres-helpers.js"
+
+// The contract's black-box suite, for both adapters, on store-postgres: the same SQL on PGlite (always) and on a
+// PostgreSQL server (when DATABASE_URL is set).
+
+// One PGlite database for both adapters: it takes seconds to start, and the suite's ids and tokens are random per
+// run, so the two runs do not see each other's rows.
+const pglite = ManagedRuntime.make(Layer.merge(PgliteStoreLive(), ScryptPasswordHasherLive(testScryptCost)))
+afterAll(() => pglite.dispose())
+
+runHttpConformance("fastify on PGlite", startOnRuntime(startFastifyServer, pglite))
+runHttpConformance("koa on PGlite", startOnRuntime(startKoaServer, pglite))
+
+// On the server, each run gets a schema of its own, dropped when its server closes.
+describe.skipIf(databaseUrl === undefined)(
+  databaseUrl === undefined ? `on a PostgreSQL server (${skipReason})` : "on a PostgreSQL server",
+  () => {
+    const url = databaseUrl ?? ""
+    runHttpConformance("fastify on postgres", startWith(startFastifyServer, { store: storeInFreshSchema(url) }))
+    runHttpConformance("koa on postgres", startWith(startKoaServer, { store: storeInFreshSchema(url) }))
+  }
+)

@@ -1,0 +1,41 @@
+import { randomBytes } from "node:crypto"
+import { Effect, Layer } from "effect"
+import pg from "pg"
+import type { StoreServices } from "@accord/core"
+import { PostgresStoreLive } from "@accord/store-postgres"
+
+/** The server the PostgreSQL tests run against; they skip, saying so in their name, when it is not set. */
+export const databaseUrl: string | undefined = process.env["DATABASE_URL"] || undefined
+
+export const skipReason = "skipped: DATABASE_URL not set"
+
+/** A schema name no other test uses, so test files can run in parallel and drop what they made. */
+export const freshSchema = (): string => `accord_srv_${randomBytes(6).toString("hex")}`
+
+/** Runs one statement on a connection of its own, outside any store (to inspect, or to clean up). */
+export const adminQuery = async (url: string, text: string, params: ReadonlyArray<unknown> = []): Promise<pg.QueryResult> => {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    return await client.query(text, [...params])
+  } finally {
+    await client.end()
+  }
+}
+
+export const dropSchema = async (url: string, schema: string): Promise<void> => {
+  await adminQuery(url, `DROP SCHEMA IF EXISTS "${schema}" CASCADE`)
+}
+
+/**
+ * A PostgreSQL store in a schema of its own, named when the layer is built (each build gets a new one) and dropped
+ * when it is released. The dropper is acquired first, so it runs last: after the store's pool has ended.
+ */
+export const storeInFreshSchema = (url: string): Layer.Layer<StoreServices, unknown> =>
+  Layer.unwrapScoped(
+    Effect.gen(function* () {
+      const schema = freshSchema()
+      yield* Effect.addFinalizer(() => Effect.promise(() => dropSchema(url, schema)))
+      return PostgresStoreLive({ connectionString: url, schema })
+    })
+  )

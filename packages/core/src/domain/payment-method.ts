@@ -2,6 +2,7 @@ import { Schema } from "effect"
 import type { PaymentMethodId, UserId } from "./ids.js"
 import { StrictBoolean } from "./boolean.js"
 import { issue } from "./field-issue.js"
+import { Timestamp } from "./timestamp.js"
 
 /** `is_default` may only confirm the operation: `false` would ask for something this route does not do. */
 const OnlyTrue = StrictBoolean.pipe(
@@ -24,8 +25,8 @@ export const SetDefaultBody = Schema.Struct({ is_default: Schema.optional(OnlyTr
 export const PaymentMethodView = Schema.Struct({
   id: Schema.String,
   is_default: Schema.Boolean,
-  created_at: Schema.String.annotations({ jsonSchema: { type: "string", format: "date-time" } }),
-  updated_at: Schema.String.annotations({ jsonSchema: { type: "string", format: "date-time" } })
+  created_at: Timestamp,
+  updated_at: Timestamp
 }).annotations({ identifier: "PaymentMethod" })
 export type PaymentMethodView = typeof PaymentMethodView.Type
 

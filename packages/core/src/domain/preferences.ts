@@ -2,6 +2,7 @@ import { Equal, Schema } from "effect"
 import { LanguageTag } from "./language.js"
 import { TimezoneOffset } from "./timezone.js"
 import { StrictBoolean } from "./boolean.js"
+import { Timestamp } from "./timestamp.js"
 
 /** A user's preferences record, one per user. */
 export interface Preferences {
@@ -82,8 +83,8 @@ export const PreferencesView = Schema.Struct({
   language: Schema.String,
   timezone: Schema.Int,
   mfa_enabled: Schema.Boolean,
-  created_at: Schema.String.annotations({ jsonSchema: { type: "string", format: "date-time" } }),
-  updated_at: Schema.String.annotations({ jsonSchema: { type: "string", format: "date-time" } })
+  created_at: Timestamp,
+  updated_at: Timestamp
 }).annotations({ identifier: "Preferences" })
 export type PreferencesView = typeof PreferencesView.Type
 

@@ -3,7 +3,7 @@ import { startKoaServer } from "@accord/adapter-koa"
 import { runHttpConformance, startOnRuntime, startWith } from "@accord/conformance"
 import { ScryptPasswordHasherLive, testScryptCost } from "@accord/core/node"
 import { PgliteStoreLive } from "@accord/store-postgres"
-import { afterAll, describe } from "@effect/vitest"
+import { afterAll, beforeAll, describe } from "@effect/vitest"
 import { Layer, ManagedRuntime } from "effect"
 import { databaseUrl, skipReason, storeInFreshSchema } from "./postgres-helpers.js"
 
@@ -13,6 +13,8 @@ import { databaseUrl, skipReason, storeInFreshSchema } from "./postgres-helpers.
 // One PGlite database for both adapters: it takes seconds to start, and the suite's ids and tokens are random per
 // run, so the two runs do not see each other's rows.
 const pglite = ManagedRuntime.make(Layer.merge(PgliteStoreLive(), ScryptPasswordHasherLive(testScryptCost)))
+// Built here, with room for a busy machine, rather than inside the suite's own 30 s start-up hook.
+beforeAll(() => pglite.runtime(), 120_000)
 afterAll(() => pglite.dispose())
 
 runHttpConformance("fastify on PGlite", startOnRuntime(startFastifyServer, pglite))

@@ -1,0 +1,25 @@
+import { describe, expect, it } from "@effect/vitest"
+import { readdirSync, readFileSync } from "node:fs"
+
+const examplesDir = new URL("../", import.meta.url)
+const read = (name: string) => readFileSync(new URL(name, examplesDir), "utf8")
+
+/** The snippet files, in the order the guide shows them. */
+const snippets = ["use-cases.ts", "koa-mount.ts", "fastify-mount.ts", "server-cli.sh", "host.test.ts"]
+const languageOf = (name: string) => (name.endsWith(".sh") ? "sh" : "ts")
+
+describe("docs/embedding.md", () => {
+  const guide = readFileSync(new URL("../../embedding.md", import.meta.url), "utf8")
+  const blocks = [...guide.matchAll(/^```(\w*)\n([\s\S]*?)^```$/gm)].map(([, language, code]) => ({ language, code }))
+
+  it("shows exactly the snippet files, verbatim, in order, and no other code", () => {
+    expect(blocks).toEqual(snippets.map((name) => ({ language: languageOf(name), code: read(name) })))
+  })
+
+  it("shows every snippet file docs/examples has (a new one must go into the guide)", () => {
+    const files = readdirSync(examplesDir, { withFileTypes: true })
+      .filter((entry) => entry.isFile() && /\.(ts|sh)$/.test(entry.name))
+      .map((entry) => entry.name)
+    expect(files.sort()).toEqual([...snippets].sort())
+  })
+})

@@ -1,0 +1,35 @@
+import { Effect, Layer, ManagedRuntime, Schema } from "effect"
+import { Seed, setDefaultPaymentMethod, updateLanguagePreferences, UserId } from "@accord/core"
+import { ScryptPasswordHasherLive } from "@accord/core/node"
+import { makeMemoryStore } from "@accord/store-memory"
+
+// Built once for the life of the process: a store (PostgresStoreLive in production) and the password hasher.
+const seed = Schema.decodeUnknownSync(Seed)({
+  payment_methods: [
+    { id: "pm_card", user_id: "u_1", is_default: true },
+    { id: "pm_bank", user_id: "u_1" }
+  ]
+})
+const runtime = ManagedRuntime.make(Layer.mergeAll(makeMemoryStore(seed), ScryptPasswordHasherLive()))
+
+// Host code, no HTTP: e.g. a job run after a user's onboarding. The user id comes from the host's own session.
+const userId = UserId.make("u_1")
+const onboard = Effect.gen(function* () {
+  const method = yield* setDefaultPaymentMethod(userId, "pm_bank")
+  const preferences = yield* updateLanguagePreferences(userId, { language: "de-at", timezone: 60 })
+  return { defaultMethod: method.id, language: preferences.language, timezone: preferences.timezone }
+})
+console.log(await runtime.runPromise(onboard))
+
+// Failures are typed values (ValidationError, NotFound, Unavailable): handle the ones you expect by their tag.
+const outcome = await runtime.runPromise(
+  updateLanguagePreferences(userId, { timezone: 7 }).pipe(
+    Effect.as("saved"),
+    Effect.catchTag("ValidationError", (error) => Effect.succeed(error.issues.map((issue) => `${issue.pointer}: ${issue.code}`).join(", ")))
+  )
+)
+console.log(outcome)
+
+await runtime.dispose()
+// { defaultMethod: 'pm_bank', language: 'de-AT', timezone: 60 }
+// /timezone: invalid_format

@@ -1,0 +1,184 @@
+import { paths, send, startTcpProxy, viaProxy, type RawRequest, type RawResponse } from "@accord/conformance"
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { Redacted } from "effect"
+import { randomBytes } from "node:crypto"
+import { setTimeout as delay } from "node:timers/promises"
+import { createLogger, defaultConfig, startAccord, type RunningAccord } from "../src/index.js"
+import { makeTempDir } from "./cli-helpers.js"
+import { adminQuery, databaseUrl, dropSchema, freshSchema, skipReason } from "./postgres-helpers.js"
+
+const url = databaseUrl ?? ""
+const run = randomBytes(4).toString("hex")
+const user = { id: `outage_${run}`, token: `outage-user-${run}` }
+const client = { id: `outage_client_${run}`, token: `outage-client-${run}` }
+const [pmA, pmB, pmC] = ["pm_a", "pm_b", "pm_c"].map((id) => `${id}_${run}`) as [string, string, string]
+const seed = {
+  users: [user],
+  clients: [client],
+  payment_methods: [
+    { id: pmA, user_id: user.id, is_default: true },
+    { id: pmB, user_id: user.id },
+    { id: pmC, user_id: user.id }
+  ]
+}
+
+const asUser = { Authorization: `Bearer ${user.token}` }
+const asUserJson = { ...asUser, "Content-Type": "application/json" }
+const asClientJson = { Authorization: `Bearer ${client.token}`, "Content-Type": "application/json" }
+const postEntry = (email: string): RawRequest => ({
+  method: "POST",
+  path: paths.planEntries,
+  headers: asClientJson,
+  body: JSON.stringify({ email, password: "outage-test-password" })
+})
+
+/** Every operation of the API, as a request that succeeds when the database is there. */
+const everyRoute: ReadonlyArray<RawRequest> = [
+  { method: "GET", path: paths.health },
+  { method: "GET", path: paths.preferences, headers: asUser },
+  { method: "PUT", path: paths.preferences, headers: asUserJson, body: '{"timezone":120}' },
+  { method: "GET", path: paths.paymentMethods, headers: asUser },
+  { method: "PUT", path: paths.paymentMethod(pmC), headers: asUser },
+  postEntry(`during.${run}@example.com`)
+]
+
+const body = (res: RawResponse): Record<string, unknown> => JSON.parse(res.body.toString("utf8")) as Record<string, unknown>
+
+/** Polls `check` every 25 ms until it returns true; fails after `timeoutMs` saying what it waited for. */
+const waitUntil = async (what: string, check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> => {
+  const deadline = Date.now() + timeoutMs
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`gave up after ${timeoutMs} ms waiting until ${what}`)
+    await delay(25)
+  }
+}
+
+const expectUnavailable = (label: string, res: RawResponse): void => {
+  expect(res.status, `${label}: ${res.body.toString("utf8")}`).toBe(503)
+  expect(res.headers["content-type"], label).toBe("application/problem+json; charset=utf-8")
+  expect(res.headers["retry-after"], label).toMatch(/^[1-9][0-9]*$/)
+  expect(body(res), label).toEqual({
+    type: "about:blank",
+    title: "Service Unavailable",
+    status: 503,
+    detail: expect.any(String),
+    code: "unavailable"
+  })
+}
+
+describe.skipIf(databaseUrl === undefined)(
+  databaseUrl === undefined ? `database outage behind a TCP proxy (${skipReason})` : "database outage behind a TCP proxy",
+  () => {
+    let temp: Awaited<ReturnType<typeof makeTempDir>> | undefined
+    let seedFile = ""
+    beforeAll(async () => {
+      temp = await makeTempDir()
+      seedFile = await temp.write("seed.json", seed)
+    })
+    afterAll(() => temp?.cleanup())
+
+    it.each(["fastify", "koa"] as const)(
+      "%s: during a cut every route is 503 unavailable with Retry-After; afterwards the same process serves again and no acknowledged write is lost",
+      async (adapter) => {
+        const database = new URL(url)
+        const proxy = await startTcpProxy({ host: database.hostname, port: Number(database.port || 5432) })
+        const schema = freshSchema()
+        const lines: Array<string> = []
+        let accord: RunningAccord | undefined
+        let writing = true
+        let writer: Promise<void> = Promise.resolve()
+        try {
+          accord = await startAccord(
+            {
+              ...defaultConfig,
+              adapter,
+              port: 0,
+              store: "postgres",
+              databaseUrl: Redacted.make(viaProxy(url, proxy)),
+              databaseSchema: schema,
+              seedFile,
+              scrypt: { N: 1024, r: 8, p: 1 }
+            },
+            { logger: createLogger("info", { write: (line: string) => void lines.push(line) }) }
+          )
+          const base = accord.url
+          const call = (request: RawRequest) => send(base, { timeoutMs: 10_000, ...request })
+
+          // Acknowledged before the cut.
+          expect((await call({ method: "PUT", path: paths.preferences, headers: asUserJson, body: '{"language":"pt-BR","timezone":60}' })).status).toBe(200)
+          expect((await call({ method: "PUT", path: paths.paymentMethod(pmB), headers: asUser })).status).toBe(200)
+
+          // A writer that keeps creating plan entries across the cut; only 201 and a proper 503 are acceptable.
+          const acknowledged: Array<string> = []
+          const statuses = new Map<number, number>()
+          const unexpected: Array<string> = []
+          writer = (async () => {
+            for (let index = 0; writing; index++) {
+              const email = `w${index}.${run}@example.com`
+              try {
+                const res = await call(postEntry(email))
+                statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1)
+                if (res.status === 201) acknowledged.push(email)
+                else expectUnavailable(`writer ${email}`, res)
+              } catch (error) {
+                unexpected.push(String(error))
+              }
+              await delay(5)
+            }
+          })()
+          await waitUntil("the writer has an acknowledged write", async () => acknowledged.length > 0)
+
+          await proxy.stop()
+          // The pool notices its dead connections within a few ticks; from then on nothing reaches the database.
+          await waitUntil("health reports the outage", async () => (await call({ method: "GET", path: paths.health })).status === 503)
+          for (const request of everyRoute) expectUnavailable(`${request.method} ${request.path} during the cut`, await call(request))
+          const acknowledgedDuringCut = acknowledged.length
+          await waitUntil("the writer saw the outage", async () => (statuses.get(503) ?? 0) > 0)
+
+          const acceptedBefore = proxy.accepted()
+          await proxy.start()
+          await waitUntil("health recovers", async () => (await call({ method: "GET", path: paths.health })).status === 200)
+          expect(proxy.accepted(), "the pool opened new connections").toBeGreaterThan(acceptedBefore)
+
+          // The same process, never restarted, serves again, with what was acknowledged before the cut.
+          const before = await call({ method: "GET", path: paths.paymentMethods, headers: asUser })
+          const defaults = (body(before)["data"] as ReadonlyArray<Record<string, unknown>>).filter((method) => method["is_default"])
+          expect(defaults.map((method) => method["id"])).toEqual([pmB])
+          expect(body(await call({ method: "GET", path: paths.preferences, headers: asUser }))).toMatchObject({ language: "pt-BR", timezone: 60 })
+          const responses = await Promise.all(everyRoute.map(call))
+          expect(responses.map((res) => res.status)).toEqual([200, 200, 200, 200, 200, 201])
+          await waitUntil("the writer has an acknowledged write after the cut", async () => acknowledged.length > acknowledgedDuringCut)
+          writing = false
+          await writer
+          expect(unexpected).toEqual([])
+          expect([...statuses.keys()].sort()).toEqual([201, 503])
+
+          // Everything acknowledged is there: through the API, and in the tables.
+          const preferences = body(await call({ method: "GET", path: paths.preferences, headers: asUser }))
+          expect(preferences).toMatchObject({ language: "pt-BR", timezone: 120 })
+          const methods = body(await call({ method: "GET", path: paths.paymentMethods, headers: asUser }))["data"] as ReadonlyArray<
+            Record<string, unknown>
+          >
+          expect(methods.map((method) => [method["id"], method["is_default"]])).toEqual([
+            [pmA, false],
+            [pmB, false],
+            [pmC, true]
+          ])
+          const stored = await adminQuery(url, `SELECT email FROM "${schema}".plan_entries WHERE email = ANY($1)`, [acknowledged])
+          expect(stored.rows.map((row: { email: string }) => row.email).sort()).toEqual([...acknowledged].sort())
+
+          const logged = lines.map((line) => JSON.parse(line) as Record<string, unknown>)
+          expect(logged.filter((line) => line["msg"] === "request" && line["status"] === 503).length).toBeGreaterThan(0)
+          expect(logged.filter((line) => line["status"] === 500 || line["msg"] === "internal error")).toEqual([])
+        } finally {
+          writing = false
+          await writer
+          await accord?.close()
+          await proxy.stop()
+          await dropSchema(url, schema)
+        }
+      },
+      60_000
+    )
+  }
+)

@@ -12,6 +12,7 @@ import {
   DEFAULT_PORT,
   drainOnClose,
   makeNodeHttpHandler,
+  nodeServerOptions,
   responsePayload,
   serverUrl,
   toHttpRequest
@@ -70,7 +71,7 @@ export const accordPlugin: FastifyPluginAsync<AccordPluginOptions> = async (inst
 export const startFastifyServer = async (options: StandaloneServerOptions): Promise<RunningServer> => {
   const prefix = options.prefix ?? DEFAULT_PREFIX
   const handler = makeNodeHttpHandler({ ...options, prefix })
-  const server = createServer()
+  const server = createServer(nodeServerOptions(options))
   const drain = drainOnClose(server)
   const app = Fastify({
     logger: false,

@@ -5,7 +5,18 @@ import {
   type RunningServer,
   type StandaloneServerOptions
 } from "@accord/core"
-import { answerClientError, closeIfBodyUnread, DEFAULT_HOST, DEFAULT_PORT, drainOnClose, listen, makeNodeHttpHandler, responsePayload, toHttpRequest } from "@accord/core/node"
+import {
+  answerClientError,
+  closeIfBodyUnread,
+  DEFAULT_HOST,
+  DEFAULT_PORT,
+  drainOnClose,
+  listen,
+  makeNodeHttpHandler,
+  nodeServerOptions,
+  responsePayload,
+  toHttpRequest
+} from "@accord/core/node"
 import Router from "@koa/router"
 import Koa, { type Context } from "koa"
 import { createServer } from "node:http"
@@ -59,7 +70,7 @@ export const startKoaServer = async (options: StandaloneServerOptions): Promise<
   app.use(routerFor(handler, prefix).routes())
   // Everything outside the prefix: the core answers its 404 problem, so every 404 has the same body.
   app.use((ctx) => answer(handler, ctx))
-  const server = createServer(app.callback())
+  const server = createServer(nodeServerOptions(options), app.callback())
   server.on("clientError", answerClientError)
   const drain = drainOnClose(server)
   const url = await listen(server, options.host ?? DEFAULT_HOST, options.port ?? DEFAULT_PORT)

@@ -1,6 +1,7 @@
 export { runStoreContract } from "./store-contract.js"
 export { runHttpConformance, type StartServer } from "./http-conformance.js"
 export { rawClient, send, type RawClient, type RawRequest, type RawResponse } from "./raw-http.js"
+export { exchange, refusesConnections, type Exchanged } from "./raw-socket.js"
 export { paths, reasonPhrases, withoutSlash } from "./paths.js"
 export {
   compareServers,

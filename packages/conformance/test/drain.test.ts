@@ -1,7 +1,7 @@
 import type { RunningServer } from "@accord/core"
 import { startFastifyServer } from "@accord/adapter-fastify"
 import { startKoaServer } from "@accord/adapter-koa"
-import { startWith, type StartAdapter } from "@accord/conformance"
+import { refusesConnections, startWith, type StartAdapter } from "@accord/conformance"
 import { describe, expect, it } from "@effect/vitest"
 import { connect, type Socket } from "node:net"
 
@@ -33,17 +33,6 @@ const open = async (baseUrl: string) => {
 
 /** Lets the server's event loop take in what was just written before the test goes on. */
 const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 50))
-
-const refusesConnections = (baseUrl: string): Promise<boolean> =>
-  new Promise((resolve) => {
-    const url = new URL(baseUrl)
-    const socket = connect(Number(url.port), url.hostname)
-    socket.once("connect", () => {
-      socket.destroy()
-      resolve(false)
-    })
-    socket.once("error", () => resolve(true))
-  })
 
 const setDefault = "PUT /api/payments/v1/payment-methods/pm_drain/ HTTP/1.1\r\nHost: drain\r\nAuthorization: Bearer drain-token\r\n"
 

@@ -17,6 +17,9 @@ export type ProblemCode =
   | "uri_too_long"
   | "unavailable"
   | "internal"
+  | "bad_request"
+  | "request_timeout"
+  | "headers_too_large"
 
 /** RFC 9110 reason phrases for every status Accord answers with. */
 export const REASON_PHRASES: Readonly<Record<number, string>> = {
@@ -28,10 +31,12 @@ export const REASON_PHRASES: Readonly<Record<number, string>> = {
   403: "Forbidden",
   404: "Not Found",
   405: "Method Not Allowed",
+  408: "Request Timeout",
   413: "Content Too Large",
   414: "URI Too Long",
   415: "Unsupported Media Type",
   429: "Too Many Requests",
+  431: "Request Header Fields Too Large",
   500: "Internal Server Error",
   503: "Service Unavailable"
 }
@@ -75,8 +80,27 @@ export const problems = {
     detail: "Too many requests with this credential; retry later.",
     headers: { "retry-after": String(retryAfterSeconds) }
   }),
-  internal: (): Problem => ({ status: 500, code: "internal", detail: "An unexpected error occurred." })
+  internal: (): Problem => ({ status: 500, code: "internal", detail: "An unexpected error occurred." }),
+  // Refusals Node makes before a request exists (answered by core/node answerClientError).
+  badRequest: (): Problem => ({ status: 400, code: "bad_request", detail: "The request is not valid HTTP/1.1." }),
+  requestTimeout: (): Problem => ({
+    status: 408,
+    code: "request_timeout",
+    detail: "The request did not arrive completely in time."
+  }),
+  headersTooLarge: (): Problem => ({
+    status: 431,
+    code: "headers_too_large",
+    detail: "The request line and headers are larger than the server accepts."
+  }),
+  chunkExtensionsTooLarge: (): Problem => ({
+    status: 413,
+    code: "payload_too_large",
+    detail: "The chunk extensions of the body are larger than the server accepts."
+  })
 } as const
+
+export const PROBLEM_CONTENT_TYPE = "application/problem+json; charset=utf-8"
 
 /** Maps a domain error to its problem. The one place where a domain error gets an HTTP status. */
 export const problemOf = (error: DomainError): Problem => {

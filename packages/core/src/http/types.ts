@@ -90,6 +90,12 @@ export interface StandaloneServerOptions extends HttpHandlerOptions {
   readonly port?: number
   /** How long `close()` lets accepted requests finish before closing the rest, default 10000 ms. */
   readonly drainTimeoutMs?: number
+  /** Request line plus headers, in bytes, default 16384; more is 431 `headers_too_large`. */
+  readonly maxHeaderSize?: number
+  /** Time to receive a whole request (headers and body), default 30000 ms, 0 for none; past it 408 `request_timeout`. */
+  readonly requestTimeoutMs?: number
+  /** Time to receive the headers, default 10000 ms (at most `requestTimeoutMs`), 0 for none; past it 408. */
+  readonly headersTimeoutMs?: number
 }
 
 /** A listening server. `close()` drains: stops accepting, answers what it accepted, then closes connections. */

@@ -1,0 +1,44 @@
+import { connect } from "node:net"
+
+/** What `exchange` saw: every byte the server sent (latin1), and whether the server closed the connection. */
+export interface Exchanged {
+  readonly wire: string
+  readonly closed: boolean
+}
+
+/**
+ * Writes `bytes` on a fresh connection and collects everything the server sends until it closes the connection or
+ * `quietMs` pass without data (then `closed` is false).
+ */
+export const exchange = (baseUrl: string, bytes: string, quietMs = 250): Promise<Exchanged> =>
+  new Promise((resolve) => {
+    const url = new URL(baseUrl)
+    const socket = connect(Number(url.port), url.hostname)
+    let wire = ""
+    let timer = setTimeout(() => done(false), quietMs)
+    const done = (closed: boolean): void => {
+      clearTimeout(timer)
+      socket.destroy()
+      resolve({ wire, closed })
+    }
+    socket.on("data", (data) => {
+      wire += data.toString("latin1")
+      clearTimeout(timer)
+      timer = setTimeout(() => done(false), quietMs)
+    })
+    socket.on("error", () => undefined)
+    socket.on("close", () => done(true))
+    socket.write(bytes)
+  })
+
+/** True when a new connection to `baseUrl` is refused (nothing listens any more). */
+export const refusesConnections = (baseUrl: string): Promise<boolean> =>
+  new Promise((resolve) => {
+    const url = new URL(baseUrl)
+    const socket = connect(Number(url.port), url.hostname)
+    socket.once("connect", () => {
+      socket.destroy()
+      resolve(false)
+    })
+    socket.once("error", () => resolve(true))
+  })

@@ -1,4 +1,4 @@
-import { Cause, Data, Effect, Exit } from "effect"
+import { Cause, Effect, Either, Exit, Runtime } from "effect"
 import { Unauthenticated, InsufficientScope, type DomainError } from "../domain/errors.js"
 import type { Principal } from "../domain/principal.js"
 import { Authenticator } from "../ports/authenticator.js"
@@ -11,7 +11,7 @@ import { problemBody, problemOf, problems, type Problem } from "./problem.js"
 import { makeRateLimiter } from "./rate-limit.js"
 import { compileRouter } from "./router.js"
 import { apiRoutes, type Operation, type OperationRequest } from "./routes.js"
-import type { AccordServices, HttpHandler, HttpHandlerOptions, HttpRequest, HttpResponse } from "./types.js"
+import type { AccordRuntime, AccordServices, HttpHandler, HttpHandlerOptions, HttpRequest, HttpResponse } from "./types.js"
 
 export const DEFAULT_PREFIX = "/api"
 export const DEFAULT_BODY_LIMIT = 16_384
@@ -20,9 +20,6 @@ export const DEFAULT_MAX_PATH_LENGTH = 2048
 const JSON_TYPE = "application/json; charset=utf-8"
 const PROBLEM_TYPE = "application/problem+json; charset=utf-8"
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/
-
-/** An HTTP-level refusal raised before the use case runs (media type, size, JSON syntax, body shape). */
-class HttpProblem extends Data.TaggedError("HttpProblem")<{ readonly problem: Problem }> {}
 
 type Endpoint =
   | { readonly kind: "operation"; readonly operation: Operation }
@@ -51,77 +48,60 @@ const declaresBody = (request: HttpRequest): boolean => {
   return length !== undefined && Number(length) > 0
 }
 
-const authenticate = (request: HttpRequest) => {
-  const credential = readCredential(header(request, "authorization"))
-  switch (credential._tag) {
-    case "Missing":
-      return Effect.fail(new Unauthenticated({ reason: "missing" }))
-    case "Malformed":
-      return Effect.fail(new Unauthenticated({ reason: "invalid_token" }))
-    case "Token":
-      return Effect.flatMap(Authenticator, (authenticator) => authenticator.authenticate(credential.token))
-  }
+const MISSING_CREDENTIAL = problemOf(new Unauthenticated({ reason: "missing" }))
+const INVALID_CREDENTIAL = problemOf(new Unauthenticated({ reason: "invalid_token" }))
+const INSUFFICIENT_SCOPE = problemOf(new InsufficientScope())
+
+/** A step's result: its value, or the problem that answers the request. */
+type Outcome<A> = { readonly ok: true; readonly value: A } | { readonly ok: false; readonly problem: Problem }
+type Program = Effect.Effect<unknown, DomainError, AccordServices>
+
+const NO_BODY: Outcome<unknown> = { ok: true, value: undefined }
+const refuse = (problem: Problem): Outcome<never> => ({ ok: false, problem })
+
+/**
+ * Media type, then size, then JSON syntax, then "is an object": CONTRACT's order of checks for bodies. Plain code, no
+ * Effect: these are HTTP-level refusals, and the only wait is the adapter's read of the bytes.
+ */
+const readBody = async (request: HttpRequest, limit: number): Promise<Outcome<unknown>> => {
+  if (!declaresBody(request) || request.readBody === undefined) return NO_BODY
+  if (!isJsonMediaType(header(request, "content-type"))) return refuse(problems.unsupportedMediaType())
+  if (Number(header(request, "content-length") ?? 0) > limit) return refuse(problems.payloadTooLarge(limit))
+  const result = await request.readBody(limit)
+  if (result._tag === "TooLarge") return refuse(problems.payloadTooLarge(limit))
+  if (result._tag === "Aborted") return refuse(problems.invalidJson("The body could not be read."))
+  if (result.bytes.length === 0) return NO_BODY
+  const parsed = readJson(result.bytes)
+  if (!parsed.ok) return refuse(problems.invalidJson(parsed.detail))
+  if (!isJsonObject(parsed.value)) return refuse(problems.invalidBody())
+  return { ok: true, value: parsed.value }
 }
 
-/** Media type, then size, then JSON syntax, then "is an object": CONTRACT's order of checks for bodies. */
-const readBody = (request: HttpRequest, limit: number): Effect.Effect<unknown, HttpProblem> => {
-  if (!declaresBody(request) || request.readBody === undefined) return Effect.succeed(undefined)
-  if (!isJsonMediaType(header(request, "content-type"))) {
-    return Effect.fail(new HttpProblem({ problem: problems.unsupportedMediaType() }))
-  }
-  if (Number(header(request, "content-length") ?? 0) > limit) {
-    return Effect.fail(new HttpProblem({ problem: problems.payloadTooLarge(limit) }))
-  }
-  const reader = request.readBody
-  return Effect.flatMap(
-    Effect.promise(() => reader(limit)),
-    (result): Effect.Effect<unknown, HttpProblem> => {
-      if (result._tag === "TooLarge") return Effect.fail(new HttpProblem({ problem: problems.payloadTooLarge(limit) }))
-      if (result._tag === "Aborted") return Effect.fail(new HttpProblem({ problem: problems.invalidJson("The body could not be read.") }))
-      if (result.bytes.length === 0) return Effect.succeed(undefined)
-      const parsed = readJson(result.bytes)
-      if (!parsed.ok) return Effect.fail(new HttpProblem({ problem: problems.invalidJson(parsed.detail) }))
-      if (!isJsonObject(parsed.value)) return Effect.fail(new HttpProblem({ problem: problems.invalidBody() }))
-      return Effect.succeed(parsed.value)
-    }
-  )
-}
-
-/** The whole life of an API request after routing: credentials, body, use case; every failure a problem. */
 const principalKey = (principal: Principal): string =>
   principal._tag === "User" ? `user:${principal.userId}` : `client:${principal.clientId}`
 
-const runOperation = (
-  operation: Operation,
-  request: HttpRequest,
-  params: OperationRequest["params"],
-  limit: number,
-  rateLimit: ((key: string) => number) | undefined
-): Effect.Effect<{ readonly status: number; readonly body: unknown }, HttpProblem, AccordServices> => {
-  type Program = Effect.Effect<unknown, DomainError | HttpProblem, AccordServices>
-  const withBody = (run: (input: OperationRequest) => Program): Program =>
-    operation.body === undefined
-      ? run({ params, body: undefined })
-      : Effect.flatMap(readBody(request, limit), (body): Program =>
-          body === undefined && operation.body?.required === true
-            ? Effect.fail(new HttpProblem({ problem: problems.bodyRequired() }))
-            : run({ params, body })
-        )
-  const access = operation.access
-  const program: Program =
-    access.kind === "none"
-      ? withBody(access.run)
-      : Effect.flatMap(authenticate(request), (principal): Program => {
-          const waitSeconds = rateLimit?.(principalKey(principal)) ?? 0
-          if (waitSeconds > 0) return Effect.fail(new HttpProblem({ problem: problems.rateLimited(waitSeconds) }))
-          if (access.kind === "any") return withBody((input) => access.run(principal, input))
-          if (principal._tag !== "User") return Effect.fail(new InsufficientScope())
-          return withBody((input) => access.run(principal.userId, input))
-        })
-  return program.pipe(
-    Effect.map((body) => ({ status: operation.successStatus, body })),
-    Effect.mapError((error) => (error._tag === "HttpProblem" ? error : new HttpProblem({ problem: problemOf(error) })))
-  )
+/**
+ * Runs a program on the runtime without a scheduler hop when it can: synchronously to its end when nothing in it
+ * waits (store-memory, a cached key set), else the fiber it started goes on and its exit is awaited (no re-run).
+ */
+const runExit = <A>(runtime: AccordRuntime, program: Effect.Effect<A, never, AccordServices>): Exit.Exit<A, unknown> | Promise<Exit.Exit<A, unknown>> => {
+  const exit = runtime.runSyncExit(program)
+  if (Exit.isFailure(exit) && Cause.isDieType(exit.cause) && Runtime.isAsyncFiberException(exit.cause.defect)) {
+    const fiber = exit.cause.defect.fiber
+    // The fiber runs `program`, so its exit has the program's types; the guard above only knows it is a fiber.
+    return new Promise((resolve) => fiber.addObserver((fiberExit) => resolve(fiberExit as Exit.Exit<A, unknown>)))
+  }
+  return exit
+}
+
+/**
+ * The program's value, or the problem for its domain error. Anything else (a defect, or the runtime's own layer
+ * failing to build) is thrown, and answered as a 500.
+ */
+const outcomeOf = <A>(exit: Exit.Exit<Either.Either<A, DomainError>, unknown>): Outcome<A> => {
+  if (Exit.isFailure(exit)) throw Cause.squash(exit.cause)
+  const result = exit.value
+  return Either.isRight(result) ? { ok: true, value: result.right } : { ok: false, problem: problemOf(result.left) }
 }
 
 /**
@@ -157,19 +137,55 @@ export const makeHttpHandler = (options: HttpHandlerOptions): HttpHandler => {
     }
   ])
 
-  const respond = (requestId: string, status: number, contentType: string | undefined, body: string | Uint8Array | undefined, extra?: Readonly<Record<string, string>>): HttpResponse => ({
-    status,
-    headers: {
-      ...(contentType !== undefined && { "content-type": contentType }),
-      "cache-control": "no-store",
-      "x-content-type-options": "nosniff",
-      "x-request-id": requestId,
-      ...extra
-    },
-    body
-  })
+  const respond = (requestId: string, status: number, contentType: string | undefined, body: string | Uint8Array | undefined, extra?: Readonly<Record<string, string>>): HttpResponse => {
+    // Built field by field (no spreads): this runs for every response, and the order is the header order on the wire.
+    const headers: Record<string, string> = {}
+    if (contentType !== undefined) headers["content-type"] = contentType
+    headers["cache-control"] = "no-store"
+    headers["x-content-type-options"] = "nosniff"
+    headers["x-request-id"] = requestId
+    if (extra !== undefined) Object.assign(headers, extra)
+    return { status, headers, body }
+  }
   const problemResponse = (requestId: string, problem: Problem, isHead: boolean): HttpResponse =>
     respond(requestId, problem.status, PROBLEM_TYPE, isHead ? undefined : problemBody(problem), problem.headers)
+
+  const run = <A>(program: Effect.Effect<A, DomainError, AccordServices>): Outcome<A> | Promise<Outcome<A>> => {
+    // Domain errors travel as values, so the failure channel holds only what is not the program's (see outcomeOf).
+    const exit = runExit(runtime, Effect.either(program))
+    return exit instanceof Promise ? exit.then(outcomeOf) : outcomeOf(exit)
+  }
+
+  /** Credentials (401, 429, 403): what the operation's program is started with, or the refusal. */
+  const authorise = async (access: Operation["access"], request: HttpRequest): Promise<Outcome<(input: OperationRequest) => Program>> => {
+    if (access.kind === "none") return { ok: true, value: access.run }
+    const credential = readCredential(header(request, "authorization"))
+    if (credential._tag === "Missing") return { ok: false, problem: MISSING_CREDENTIAL }
+    if (credential._tag === "Malformed") return { ok: false, problem: INVALID_CREDENTIAL }
+    const pending = run(Effect.flatMap(Authenticator, (authenticator) => authenticator.authenticate(credential.token)))
+    const authenticated = pending instanceof Promise ? await pending : pending
+    if (!authenticated.ok) return authenticated
+    const principal = authenticated.value
+    const waitSeconds = rateLimit?.(principalKey(principal)) ?? 0
+    if (waitSeconds > 0) return { ok: false, problem: problems.rateLimited(waitSeconds) }
+    if (access.kind === "any") return { ok: true, value: (input) => access.run(principal, input) }
+    if (principal._tag !== "User") return { ok: false, problem: INSUFFICIENT_SCOPE }
+    return { ok: true, value: (input) => access.run(principal.userId, input) }
+  }
+
+  /** The life of an API request after routing: credentials, then the body, then the use case. */
+  const runOperation = async (operation: Operation, request: HttpRequest, params: OperationRequest["params"]): Promise<Outcome<unknown>> => {
+    const authorised = await authorise(operation.access, request)
+    if (!authorised.ok) return authorised
+    let body: unknown = undefined
+    if (operation.body !== undefined) {
+      const read = await readBody(request, limit)
+      if (!read.ok) return read
+      if (read.value === undefined && operation.body.required) return { ok: false, problem: problems.bodyRequired() }
+      body = read.value
+    }
+    return run(authorised.value({ params, body }))
+  }
 
   const answer = async (request: HttpRequest, requestId: string): Promise<{ response: HttpResponse; template?: string }> => {
     const isHead = request.method === "HEAD"
@@ -191,17 +207,10 @@ export const makeHttpHandler = (options: HttpHandlerOptions): HttpHandler => {
       if (file === undefined) return { response: problemResponse(requestId, problems.notFound(), isHead), template }
       return { response: respond(requestId, 200, file.contentType, isHead ? undefined : file.body), template }
     }
-    const exit = await runtime.runPromiseExit(runOperation(endpoint.operation, request, match.params, limit, rateLimit))
-    if (Exit.isSuccess(exit)) {
-      const { status, body } = exit.value
-      return { response: respond(requestId, status, JSON_TYPE, isHead ? undefined : JSON.stringify(body)), template }
-    }
-    // A failure that is not a Problem can only come from the runtime's own layer failing to build: a defect here.
-    const failure = Cause.failureOption(exit.cause)
-    if (failure._tag === "Some" && failure.value instanceof HttpProblem) {
-      return { response: problemResponse(requestId, failure.value.problem, isHead), template }
-    }
-    throw Cause.squash(exit.cause)
+    const result = await runOperation(endpoint.operation, request, match.params)
+    if (!result.ok) return { response: problemResponse(requestId, result.problem, isHead), template }
+    const body = isHead ? undefined : JSON.stringify(result.value)
+    return { response: respond(requestId, endpoint.operation.successStatus, JSON_TYPE, body), template }
   }
 
   return async (request) => {

@@ -48,6 +48,8 @@ describe("OpenAPI document", () => {
           })
         }
         if (path !== "/health") expect(Object.keys(operation.responses)).toContain("401")
+        // Refusals before a request is read (request timeout, path and headers too long) apply to every operation.
+        expect(Object.keys(operation.responses)).toEqual(expect.arrayContaining(["408", "414", "431"]))
       }
     }
   })

@@ -1,6 +1,14 @@
 import { parseArgs } from "node:util"
 import { Either, ParseResult, Redacted, Schema } from "effect"
-import { productionScryptCost } from "@accord/core/node"
+import { DEFAULT_MAX_PATH_LENGTH, type RateLimitOptions } from "@accord/core"
+import {
+  DEFAULT_HEADERS_TIMEOUT_MS,
+  DEFAULT_MAX_HEADER_SIZE,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  DEFAULT_SCRYPT_MAX_CONCURRENT,
+  DEFAULT_SCRYPT_MAX_QUEUED,
+  productionScryptCost
+} from "@accord/core/node"
 import { jwtConfigFromEnv, type JwtAuthConfig } from "@accord/auth-jwt"
 
 /** A start-up problem the operator must fix (bad flag, bad environment, bad seed file): exit code 2. */
@@ -33,8 +41,20 @@ export interface AccordConfig {
   readonly seedFile?: string
   readonly drainTimeoutMs: number
   readonly bodyLimit: number
+  /** Request line plus headers, in bytes (431 past it). */
+  readonly maxHeaderSize: number
+  /** Longest request path in characters, query excluded (414 past it). */
+  readonly maxPathLength: number
+  /** Time to receive a whole request, 0 for none (408 past it). */
+  readonly requestTimeoutMs: number
+  /** Time to receive the headers, at most `requestTimeoutMs` unless that is 0; 0 for none (408 past it). */
+  readonly headersTimeoutMs: number
+  /** Per-credential token bucket; off when absent (429 past it). */
+  readonly rateLimit?: RateLimitOptions
   readonly logLevel: LogLevel
   readonly scrypt: ScryptCost
+  /** Hashes computed at once, and hashes allowed to wait; past both, 503 with Retry-After. */
+  readonly hashing: { readonly maxConcurrent: number; readonly maxQueued: number }
   /** Who checks credentials: the store's seeded tokens, or JWTs (then `jwt` holds their settings). */
   readonly auth: "store" | "jwt"
   readonly jwt?: JwtAuthConfig
@@ -47,8 +67,13 @@ export const defaultConfig: AccordConfig = {
   store: "memory",
   drainTimeoutMs: 10_000,
   bodyLimit: 16_384,
+  maxHeaderSize: DEFAULT_MAX_HEADER_SIZE,
+  maxPathLength: DEFAULT_MAX_PATH_LENGTH,
+  requestTimeoutMs: DEFAULT_REQUEST_TIMEOUT_MS,
+  headersTimeoutMs: DEFAULT_HEADERS_TIMEOUT_MS,
   logLevel: "info",
   scrypt: productionScryptCost,
+  hashing: { maxConcurrent: DEFAULT_SCRYPT_MAX_CONCURRENT, maxQueued: DEFAULT_SCRYPT_MAX_QUEUED },
   auth: "store"
 }
 
@@ -67,11 +92,21 @@ a flag wins over the environment.
   --seed FILE                JSON seed file loaded at start (SEED_FILE)
   --drain-timeout-ms MS      how long shutdown lets accepted requests finish (DRAIN_TIMEOUT_MS, default 10000)
   --body-limit BYTES         request body limit (BODY_LIMIT, default 16384)
+  --max-header-size BYTES    request line plus headers (MAX_HEADER_SIZE, default 16384)
+  --max-path-length CHARS    longest request path, query excluded (MAX_PATH_LENGTH, default 2048)
+  --request-timeout-ms MS    time to receive a whole request, 0 for none (REQUEST_TIMEOUT_MS, default 30000)
+  --headers-timeout-ms MS    time to receive the headers, 0 for none (HEADERS_TIMEOUT_MS, default 10000,
+                             at most the request timeout)
+  --rate-limit-capacity N    per-credential rate limit: requests at once (RATE_LIMIT_CAPACITY, default off)
+  --rate-limit-refill-per-second R
+                             requests per second regained, required with a capacity
+                             (RATE_LIMIT_REFILL_PER_SECOND)
   --log-level LEVEL          fatal|error|warn|info|debug|trace|silent (LOG_LEVEL, default info)
   --auth store|jwt           who checks tokens: the store's seeded ones, or JWTs (AUTH, default store)
   -h, --help                 print this help and exit
 
-  Password hashing cost, environment only: SCRYPT_N (default 32768), SCRYPT_R (default 8), SCRYPT_P (default 3).
+  Password hashing cost, environment only: SCRYPT_N (default 32768), SCRYPT_R (default 8), SCRYPT_P (default 3);
+  hashes at once SCRYPT_MAX_CONCURRENT (default 4) and waiting SCRYPT_MAX_QUEUED (default 64), then 503.
   JWT settings with --auth jwt, environment only: JWT_SECRET or JWKS_URL (exactly one), JWT_ISSUER, JWT_AUDIENCE,
   and optionally JWT_ALGORITHMS, JWT_CLIENT_CLAIM, JWT_CLIENT_SCOPE, JWT_CLOCK_TOLERANCE_S (default 5).
 
@@ -97,11 +132,19 @@ const options = {
   seedFile: { flag: "seed", env: "SEED_FILE" },
   drainTimeoutMs: { flag: "drain-timeout-ms", env: "DRAIN_TIMEOUT_MS" },
   bodyLimit: { flag: "body-limit", env: "BODY_LIMIT" },
+  maxHeaderSize: { flag: "max-header-size", env: "MAX_HEADER_SIZE" },
+  maxPathLength: { flag: "max-path-length", env: "MAX_PATH_LENGTH" },
+  requestTimeoutMs: { flag: "request-timeout-ms", env: "REQUEST_TIMEOUT_MS" },
+  headersTimeoutMs: { flag: "headers-timeout-ms", env: "HEADERS_TIMEOUT_MS" },
+  rateLimitCapacity: { flag: "rate-limit-capacity", env: "RATE_LIMIT_CAPACITY" },
+  rateLimitRefillPerSecond: { flag: "rate-limit-refill-per-second", env: "RATE_LIMIT_REFILL_PER_SECOND" },
   logLevel: { flag: "log-level", env: "LOG_LEVEL" },
   auth: { flag: "auth", env: "AUTH" },
   scryptN: { env: "SCRYPT_N" },
   scryptR: { env: "SCRYPT_R" },
-  scryptP: { env: "SCRYPT_P" }
+  scryptP: { env: "SCRYPT_P" },
+  scryptMaxConcurrent: { env: "SCRYPT_MAX_CONCURRENT" },
+  scryptMaxQueued: { env: "SCRYPT_MAX_QUEUED" }
 } as const satisfies Record<string, OptionSpec>
 type OptionKey = keyof typeof options
 
@@ -112,6 +155,11 @@ const integer = (min: number, max: number) =>
   Schema.compose(Schema.String.pipe(Schema.pattern(/^(0|[1-9][0-9]*)$/)), Schema.NumberFromString)
     .pipe(Schema.int(), Schema.between(min, max))
     .annotations(rule(`must be an integer from ${min} to ${max}`))
+
+const positiveDecimal = (max: number) =>
+  Schema.compose(Schema.String.pipe(Schema.pattern(/^(0|[1-9][0-9]*)(\.[0-9]+)?$/)), Schema.NumberFromString)
+    .pipe(Schema.greaterThan(0), Schema.lessThanOrEqualTo(max))
+    .annotations(rule(`must be a number above 0 and at most ${max}`))
 
 const oneOf = <const L extends ReadonlyArray<string>>(...values: L) =>
   Schema.Literal(...values).annotations(rule(`must be one of ${values.join(", ")}`))
@@ -142,6 +190,13 @@ const RawConfig = Schema.Struct({
   seedFile: Schema.optionalWith(Schema.NonEmptyString.annotations(rule("must not be empty")), { exact: true }),
   drainTimeoutMs: Schema.optionalWith(integer(0, 3_600_000), { exact: true, default: () => defaultConfig.drainTimeoutMs }),
   bodyLimit: Schema.optionalWith(integer(1, 100 * 1024 * 1024), { exact: true, default: () => defaultConfig.bodyLimit }),
+  // Node needs room for a request line and a few headers; below 1 KiB nothing useful fits.
+  maxHeaderSize: Schema.optionalWith(integer(1024, 1024 * 1024), { exact: true, default: () => defaultConfig.maxHeaderSize }),
+  maxPathLength: Schema.optionalWith(integer(16, 1024 * 1024), { exact: true, default: () => defaultConfig.maxPathLength }),
+  requestTimeoutMs: Schema.optionalWith(integer(0, 3_600_000), { exact: true, default: () => defaultConfig.requestTimeoutMs }),
+  headersTimeoutMs: Schema.optionalWith(integer(0, 3_600_000), { exact: true }),
+  rateLimitCapacity: Schema.optionalWith(integer(1, 1_000_000), { exact: true }),
+  rateLimitRefillPerSecond: Schema.optionalWith(positiveDecimal(1_000_000), { exact: true }),
   logLevel: Schema.optionalWith(oneOf(...LOG_LEVELS), { exact: true, default: () => defaultConfig.logLevel }),
   // Node's scrypt accepts any power of two above 1; the upper bounds keep one hash under 1 GiB of memory.
   scryptN: Schema.optionalWith(
@@ -150,6 +205,8 @@ const RawConfig = Schema.Struct({
   ),
   scryptR: Schema.optionalWith(integer(1, 32), { exact: true, default: () => defaultConfig.scrypt.r }),
   scryptP: Schema.optionalWith(integer(1, 16), { exact: true, default: () => defaultConfig.scrypt.p }),
+  scryptMaxConcurrent: Schema.optionalWith(integer(1, 1024), { exact: true, default: () => defaultConfig.hashing.maxConcurrent }),
+  scryptMaxQueued: Schema.optionalWith(integer(0, 1_000_000), { exact: true, default: () => defaultConfig.hashing.maxQueued }),
   auth: Schema.optionalWith(oneOf("store", "jwt"), { exact: true, default: () => defaultConfig.auth })
 })
 
@@ -209,9 +266,36 @@ export const parseConfig = (
 
   const decoded = Schema.decodeUnknownEither(RawConfig, { errors: "all" })(raw)
   if (Either.isLeft(decoded)) throw new ConfigError(formatIssues(decoded.left, raw))
-  const { scryptN, scryptR, scryptP, databaseUrl, databaseSchema, seedFile, ...rest } = decoded.right
+  const {
+    scryptN,
+    scryptR,
+    scryptP,
+    scryptMaxConcurrent,
+    scryptMaxQueued,
+    databaseUrl,
+    databaseSchema,
+    seedFile,
+    headersTimeoutMs: headersTimeoutGiven,
+    rateLimitCapacity,
+    rateLimitRefillPerSecond,
+    ...rest
+  } = decoded.right
   if (rest.store === "postgres" && databaseUrl === undefined) {
     throw new ConfigError(`${describeOption("databaseUrl")} is required with --store postgres`)
+  }
+  // Node refuses a headers timeout above the request timeout; the default one yields to a shorter request timeout.
+  const { requestTimeoutMs } = rest
+  const headersTimeoutMs =
+    headersTimeoutGiven ?? (requestTimeoutMs > 0 ? Math.min(defaultConfig.headersTimeoutMs, requestTimeoutMs) : defaultConfig.headersTimeoutMs)
+  if (requestTimeoutMs > 0 && headersTimeoutMs > requestTimeoutMs) {
+    throw new ConfigError(
+      `${describeOption("headersTimeoutMs")} must not exceed ${describeOption("requestTimeoutMs")} (${headersTimeoutMs} > ${requestTimeoutMs})`
+    )
+  }
+  if ((rateLimitCapacity === undefined) !== (rateLimitRefillPerSecond === undefined)) {
+    throw new ConfigError(
+      `${describeOption("rateLimitCapacity")} and ${describeOption("rateLimitRefillPerSecond")} go together: give both or neither`
+    )
   }
   let jwt: JwtAuthConfig | undefined
   if (rest.auth === "jwt") {
@@ -227,7 +311,11 @@ export const parseConfig = (
       ...(databaseSchema === undefined ? {} : { databaseSchema }),
       ...(seedFile === undefined ? {} : { seedFile }),
       ...(jwt === undefined ? {} : { jwt }),
-      scrypt: { N: scryptN, r: scryptR, p: scryptP }
+      ...(rateLimitCapacity !== undefined &&
+        rateLimitRefillPerSecond !== undefined && { rateLimit: { capacity: rateLimitCapacity, refillPerSecond: rateLimitRefillPerSecond } }),
+      headersTimeoutMs,
+      scrypt: { N: scryptN, r: scryptR, p: scryptP },
+      hashing: { maxConcurrent: scryptMaxConcurrent, maxQueued: scryptMaxQueued }
     }
   }
 }

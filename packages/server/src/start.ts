@@ -92,7 +92,9 @@ export const startAccord = async (config: AccordConfig, options: StartOptions = 
     logger.warn({ scrypt: config.scrypt }, "scrypt cost is below the production default (N=32768, r=8, p=3)")
   }
 
-  const runtime = ManagedRuntime.make(Layer.merge(authenticatedStoreLayer(config), ScryptPasswordHasherLive(config.scrypt)))
+  const runtime = ManagedRuntime.make(
+    Layer.merge(authenticatedStoreLayer(config), ScryptPasswordHasherLive({ ...config.scrypt, ...config.hashing }))
+  )
   let server: RunningServer
   try {
     // The first run builds the layer: an unreachable database fails here, before the port is taken.
@@ -106,6 +108,11 @@ export const startAccord = async (config: AccordConfig, options: StartOptions = 
       host: config.host,
       port: config.port,
       bodyLimit: config.bodyLimit,
+      maxHeaderSize: config.maxHeaderSize,
+      maxPathLength: config.maxPathLength,
+      requestTimeoutMs: config.requestTimeoutMs,
+      headersTimeoutMs: config.headersTimeoutMs,
+      ...(config.rateLimit !== undefined && { rateLimit: config.rateLimit }),
       drainTimeoutMs: config.drainTimeoutMs,
       docs: loadDocsAssets(),
       ...requestLogging(logger)

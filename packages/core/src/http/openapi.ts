@@ -14,7 +14,13 @@ export const ProblemSchema = Schema.Struct({
   title: Schema.String,
   status: Schema.Int,
   detail: Schema.String,
-  code: Schema.String,
+  code: Schema.String.annotations({
+    description:
+      "Stable machine-readable code: invalid_json, invalid_body, validation_failed, unauthenticated, invalid_token, " +
+      "insufficient_scope, not_found, method_not_allowed, payload_too_large, unsupported_media_type, uri_too_long, " +
+      "rate_limited, unavailable, internal; and, for requests refused before they are read: bad_request (400, not " +
+      "HTTP), request_timeout (408), headers_too_large (431)"
+  }),
   errors: Schema.optional(Schema.Array(FieldProblem))
 }).annotations({ identifier: "Problem" })
 
@@ -22,6 +28,8 @@ type JsonObject = Record<string, unknown>
 
 /** Every credentialed operation: bad credentials, and the per-credential rate limit when the host enables it. */
 const CREDENTIAL_STATUSES = [401, 429]
+/** Every operation: the request took too long to arrive, its path or its headers are too long. */
+const TRANSPORT_STATUSES = [408, 414, 431]
 const ERROR_HEADERS: Readonly<Record<number, JsonObject>> = {
   401: { "WWW-Authenticate": { schema: { type: "string" }, description: "Bearer challenge" } },
   403: { "WWW-Authenticate": { schema: { type: "string" }, description: "Bearer challenge (insufficient_scope)" } },
@@ -41,7 +49,9 @@ export const makeOpenApiDocument = (options: { readonly serverUrl: string }): Js
 
   const operationObject = (operation: Operation, pathParams: ReadonlyArray<string>): JsonObject => {
     const credentialed = operation.access.kind !== "none"
-    const errorStatuses = [...new Set([...(credentialed ? CREDENTIAL_STATUSES : []), ...operation.errorStatuses])].sort()
+    const errorStatuses = [
+      ...new Set([...TRANSPORT_STATUSES, ...(credentialed ? CREDENTIAL_STATUSES : []), ...operation.errorStatuses])
+    ].sort()
     const responses: JsonObject = {
       [operation.successStatus]: {
         description: REASON_PHRASES[operation.successStatus],

@@ -16,6 +16,10 @@ export interface ScryptHasherOptions {
   readonly retryAfterSeconds?: number
 }
 
+/** Hashes at once by default: libuv's default thread pool has four threads. */
+export const DEFAULT_SCRYPT_MAX_CONCURRENT = 4
+export const DEFAULT_SCRYPT_MAX_QUEUED = 64
+
 /** CONTRACT's production default: N=2^15, r=8, p=3. */
 export const productionScryptCost = { N: 2 ** 15, r: 8, p: 3 } as const
 /** Cheap parameters for tests only: the format and the salt are the same, the work is not. */
@@ -47,8 +51,8 @@ const decodeHash = (hash: PasswordHash) => {
 export const makeScryptHasher = (options: ScryptHasherOptions = {}) =>
   Effect.gen(function* () {
     const cost = { N: options.N ?? productionScryptCost.N, r: options.r ?? productionScryptCost.r, p: options.p ?? productionScryptCost.p }
-    const maxConcurrent = options.maxConcurrent ?? 4
-    const maxQueued = options.maxQueued ?? 64
+    const maxConcurrent = options.maxConcurrent ?? DEFAULT_SCRYPT_MAX_CONCURRENT
+    const maxQueued = options.maxQueued ?? DEFAULT_SCRYPT_MAX_QUEUED
     const saturated = new Unavailable({ reason: "hashing_saturated", retryAfterSeconds: options.retryAfterSeconds ?? 1 })
     const slots = yield* Effect.makeSemaphore(maxConcurrent)
     let admitted = 0

@@ -11,7 +11,8 @@ const decodeBody = decoderFor(PlanEntryBody)
 /**
  * Creates a public plan entry from `{ email, password }`. The password is hashed before anything is looked up, so a
  * known email costs the same time and gets the same answer as a new one (no enumeration), and the first entry's
- * password is never overwritten.
+ * password is never overwritten. Traced, unlike the other use cases: scrypt takes tens of milliseconds on purpose, so
+ * the span costs nothing noticeable and shows where the time goes.
  */
 export const createPublicPlanEntry = Effect.fn("Accord.createPublicPlanEntry")(function* (input: unknown) {
   const body = yield* decodeBody(input)

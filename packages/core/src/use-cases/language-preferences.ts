@@ -7,8 +7,11 @@ import { now } from "./now.js"
 
 const decodePatch = decoderFor(PreferencesPatchBody)
 
+// Untraced: these run once per request, and a span with its stack capture costs more than the use case itself
+// (bench/RESULTS.md). A host that wants a span wraps the call: `Effect.withSpan(updateLanguagePreferences(...), name)`.
+
 /** The user's preferences, created with the defaults on first access. */
-export const getLanguagePreferences = Effect.fn("Accord.getLanguagePreferences")(function* (userId: UserId) {
+export const getLanguagePreferences = Effect.fnUntraced(function* (userId: UserId) {
   const store = yield* PreferencesStore
   return yield* store.getOrCreate(userId, yield* now)
 })
@@ -17,7 +20,7 @@ export const getLanguagePreferences = Effect.fn("Accord.getLanguagePreferences")
  * Merges `{ language?, timezone?, mfa_enabled? }` into the user's preferences. Read-only fields (`id`,
  * `created_at`, `updated_at`) are accepted and ignored; unknown fields are rejected.
  */
-export const updateLanguagePreferences = Effect.fn("Accord.updateLanguagePreferences")(function* (
+export const updateLanguagePreferences = Effect.fnUntraced(function* (
   userId: UserId,
   input: unknown
 ) {

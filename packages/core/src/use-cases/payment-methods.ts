@@ -9,8 +9,11 @@ import { now } from "./now.js"
 const decodeBody = decoderFor(SetDefaultBody)
 const parseId = Schema.decodeUnknownOption(PaymentMethodId)
 
+// Untraced: these run once per request, and a span with its stack capture costs more than the use case itself
+// (bench/RESULTS.md). A host that wants a span wraps the call: `Effect.withSpan(setDefaultPaymentMethod(...), name)`.
+
 /** The user's payment methods, ordered by id. */
-export const listPaymentMethods = Effect.fn("Accord.listPaymentMethods")(function* (userId: UserId) {
+export const listPaymentMethods = Effect.fnUntraced(function* (userId: UserId) {
   const methods = yield* PaymentMethods
   return yield* methods.listByUser(userId)
 })
@@ -19,7 +22,7 @@ export const listPaymentMethods = Effect.fn("Accord.listPaymentMethods")(functio
  * Makes one of the user's payment methods the default. Body: none, `{}` or `{"is_default": true}`. An id outside
  * the id charset, unknown, or another user's is NotFound (never a hint that it exists). Idempotent.
  */
-export const setDefaultPaymentMethod = Effect.fn("Accord.setDefaultPaymentMethod")(function* (
+export const setDefaultPaymentMethod = Effect.fnUntraced(function* (
   userId: UserId,
   id: string,
   input: unknown = {}

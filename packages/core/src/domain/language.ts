@@ -3,12 +3,27 @@ import { issue } from "./field-issue.js"
 
 const MAX_LENGTH = 35
 
+const INVALID = ""
+const CACHE_LIMIT = 512
+/** Tag as sent -> canonical tag, or INVALID. Bounded; only tags that passed the length checks get here. */
+const canonicalTags = new Map<string, string>()
+
+/**
+ * `Intl.getCanonicalLocales` costs microseconds per call and is pure, and the same few tags arrive again and again,
+ * so its recent answers are kept (the decoder asks twice per tag: once to check it, once to transform it).
+ */
 const canonicalise = (tag: string): string | undefined => {
-  try {
-    return Intl.getCanonicalLocales(tag)[0]
-  } catch {
-    return undefined
+  let canonical = canonicalTags.get(tag)
+  if (canonical === undefined) {
+    try {
+      canonical = Intl.getCanonicalLocales(tag)[0] ?? INVALID
+    } catch {
+      canonical = INVALID
+    }
+    if (canonicalTags.size >= CACHE_LIMIT) canonicalTags.clear()
+    canonicalTags.set(tag, canonical)
   }
+  return canonical === INVALID ? undefined : canonical
 }
 
 const CheckedTag = Schema.String.pipe(

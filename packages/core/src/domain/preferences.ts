@@ -1,4 +1,4 @@
-import { Equal, Schema } from "effect"
+import { Schema } from "effect"
 import { LanguageTag } from "./language.js"
 import { TimezoneOffset } from "./timezone.js"
 import { StrictBoolean } from "./boolean.js"
@@ -53,11 +53,14 @@ export interface PreferencesPatch {
   readonly mfaEnabled?: boolean
 }
 
-export const toPatch = (body: PreferencesPatchBody): PreferencesPatch => ({
-  ...(body.language !== undefined && { language: body.language }),
-  ...(body.timezone !== undefined && { timezone: body.timezone }),
-  ...(body.mfa_enabled !== undefined && { mfaEnabled: body.mfa_enabled })
-})
+export const toPatch = (body: PreferencesPatchBody): PreferencesPatch => {
+  // Field by field rather than conditional spreads: this runs on every PUT.
+  const patch: { language?: LanguageTag; timezone?: TimezoneOffset; mfaEnabled?: boolean } = {}
+  if (body.language !== undefined) patch.language = body.language
+  if (body.timezone !== undefined) patch.timezone = body.timezone
+  if (body.mfa_enabled !== undefined) patch.mfaEnabled = body.mfa_enabled
+  return patch
+}
 
 /**
  * Merges a patch into a record. `updatedAt` moves to `now` only when a value really changes, so a repeated PUT is
@@ -67,13 +70,8 @@ export const applyPatch = (current: Preferences, patch: PreferencesPatch, now: D
   const language = patch.language ?? current.language
   const timezone = patch.timezone ?? current.timezone
   const mfaEnabled = patch.mfaEnabled ?? current.mfaEnabled
-  if (
-    Equal.equals(language, current.language) &&
-    timezone === current.timezone &&
-    mfaEnabled === current.mfaEnabled
-  ) {
-    return current
-  }
+  // Plain comparisons: a tag is a string and an offset a number, brands aside.
+  if (language === current.language && timezone === current.timezone && mfaEnabled === current.mfaEnabled) return current
   return { ...current, language, timezone, mfaEnabled, updatedAt: now }
 }
 

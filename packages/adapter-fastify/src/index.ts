@@ -42,7 +42,11 @@ const passBodiesThrough = (instance: FastifyInstance, handler: HttpHandler): voi
   instance.removeAllContentTypeParsers()
   instance.addContentTypeParser("*", (_request, payload, done) => done(null, payload))
   instance.setErrorHandler((error: FastifyError, request, reply) => {
-    if (typeof error.code === "string" && error.code.startsWith("FST_ERR_CTP_")) return answer(handler, request, reply)
+    // FST_ERR_CTP_*: a Content-Type Fastify cannot parse; FST_ERR_ROUTE_MISSING_CONTENT_TYPE: a QUERY request without
+    // one (RFC 10008), which the core answers like any method it does not serve (405, or 404 off its routes).
+    if (typeof error.code === "string" && (error.code.startsWith("FST_ERR_CTP_") || error.code === "FST_ERR_ROUTE_MISSING_CONTENT_TYPE")) {
+      return answer(handler, request, reply)
+    }
     // Anything else comes from the host's own hooks: its own error handler decides.
     throw error
   })

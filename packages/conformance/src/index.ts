@@ -16,3 +16,36 @@ export {
 } from "./parity.js"
 export { startOnRuntime, startWith, type StartAdapter, type StartWithOptions } from "./memory-server.js"
 export { startTcpProxy, viaProxy, type TcpProxy } from "./tcp-proxy.js"
+export {
+  checkResponse,
+  checkResult,
+  comparableResult,
+  DEFAULT_FUZZ_BATCH,
+  DEFAULT_FUZZ_RUNS,
+  DEFAULT_FUZZ_SEED,
+  describeCase,
+  expectedFor,
+  fuzzCase,
+  fuzzSettings,
+  isWireMethod,
+  keepAliveAgent,
+  makeFuzzFixture,
+  runFuzzBatch,
+  runHttpFuzz,
+  sendBatch,
+  sendFuzzCase,
+  snapshotModels,
+  toRawRequest,
+  type Actor,
+  type BatchOutcome,
+  type BodyVerdict,
+  type Expected,
+  type FuzzCase,
+  type FuzzFixture,
+  type FuzzModels,
+  type FuzzResult,
+  type FuzzSettings,
+  type FuzzUser,
+  type HttpFuzzOptions,
+  type Target
+} from "./fuzz.js"

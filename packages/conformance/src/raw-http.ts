@@ -1,4 +1,4 @@
-import { request as httpRequest } from "node:http"
+import { request as httpRequest, type Agent } from "node:http"
 
 /**
  * One HTTP/1.1 request with the bytes under the caller's control. `node:http` with `agent: false`: one connection
@@ -44,8 +44,11 @@ const headersFromRaw = (raw: ReadonlyArray<string>): Record<string, string> => {
   return headers
 }
 
-/** Sends `request` to `baseUrl` (`http://HOST:PORT`) and resolves with the complete response. */
-export const send = (baseUrl: string, request: RawRequest): Promise<RawResponse> => {
+/**
+ * Sends `request` to `baseUrl` (`http://HOST:PORT`) and resolves with the complete response. By default on a
+ * connection of its own; pass a keep-alive `agent` to reuse connections (the fuzz sends thousands of requests).
+ */
+export const send = (baseUrl: string, request: RawRequest, agent: Agent | false = false): Promise<RawResponse> => {
   const url = new URL(baseUrl)
   const timeoutMs = request.timeoutMs ?? 5000
   const label = `${request.method} ${request.path}`
@@ -62,7 +65,7 @@ export const send = (baseUrl: string, request: RawRequest): Promise<RawResponse>
       port: url.port,
       method: request.method,
       path: request.path,
-      agent: false
+      agent
     })
     const finish = (outcome: { ok: RawResponse } | { error: Error }): void => {
       if (settled) return

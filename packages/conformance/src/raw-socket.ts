@@ -10,7 +10,7 @@ export interface Exchanged {
  * Writes `bytes` on a fresh connection and collects everything the server sends until it closes the connection or
  * `quietMs` pass without data (then `closed` is false).
  */
-export const exchange = (baseUrl: string, bytes: string, quietMs = 250): Promise<Exchanged> =>
+export const exchange = (baseUrl: string, bytes: string | Uint8Array, quietMs = 250): Promise<Exchanged> =>
   new Promise((resolve) => {
     const url = new URL(baseUrl)
     const socket = connect(Number(url.port), url.hostname)

@@ -1,0 +1,115 @@
+import type { RunningServer } from "@accord/core"
+import { startFastifyServer } from "@accord/adapter-fastify"
+import { startKoaServer } from "@accord/adapter-koa"
+import {
+  checkResponse,
+  keepAliveAgent,
+  makeFuzzFixture,
+  paths,
+  runFuzzBatch,
+  runHttpFuzz,
+  send,
+  snapshotModels,
+  startWith,
+  type FuzzCase,
+  type RawResponse
+} from "@accord/conformance"
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+
+// Both standalone servers, each on a fresh memory store (rate limiting off), get the same generated requests:
+// every answer must conform, stored data may change only through 2xx answers, and Fastify must answer as Koa does.
+runHttpFuzz("koa and fastify on store-memory", [
+  ["koa", startWith(startKoaServer)],
+  ["fastify", startWith(startFastifyServer)]
+])
+
+// What the fuzz found, kept as plain cases so they stay fixed whatever the seed explores.
+describe("fuzz findings", () => {
+  const fixture = makeFuzzFixture("fuzz-findings")
+  const servers: Array<readonly [string, RunningServer]> = []
+  beforeAll(async () => {
+    servers.push(["koa", await startWith(startKoaServer)(fixture.seed)], ["fastify", await startWith(startFastifyServer)(fixture.seed)])
+  })
+  afterAll(async () => {
+    await Promise.all(servers.map(([, server]) => server.close()))
+  })
+
+  // Fastify 5 refuses QUERY without a Content-Type itself (FST_ERR_ROUTE_MISSING_CONTENT_TYPE, its own JSON 400);
+  // the contract answers route, then method: 405 on a known path, 404 elsewhere.
+  it.each([
+    ["a known path", paths.paymentMethods, 405, "method_not_allowed"],
+    ["a path with a body route", paths.preferences, 405, "method_not_allowed"],
+    ["an unknown path under the prefix", "/api/nope", 404, "not_found"],
+    ["a path outside the prefix", "/elsewhere", 404, "not_found"]
+  ] as const)("QUERY without Content-Type on %s", async (_name, path, status, code) => {
+    for (const [name, server] of servers) {
+      const response = await send(server.url, { method: "QUERY", path, headers: { Authorization: "Bearer" } })
+      expect(response.status, name).toBe(status)
+      expect(response.headers["content-type"], name).toBe("application/problem+json; charset=utf-8")
+      expect(JSON.parse(response.body.toString("utf8")), name).toMatchObject({ status, code })
+    }
+  })
+})
+
+// The fuzz is only as good as its checks: each of these must catch a broken answer.
+describe("the fuzz's checks catch what they claim to", () => {
+  const fixture = makeFuzzFixture("fuzz-self-test")
+  const password = "Pw#secret-password"
+  const planEntry: FuzzCase = {
+    method: "POST",
+    path: paths.planEntries,
+    target: { kind: "plan" },
+    actor: "client",
+    authorization: `Bearer ${fixture.client.token}`,
+    contentType: "application/json",
+    json: true,
+    body: JSON.stringify({ email: "a@example.com", password }),
+    verdict: "valid",
+    requestId: "self-test-1",
+    passwords: [password]
+  }
+  const headers = {
+    "content-type": "application/json; charset=utf-8",
+    "cache-control": "no-store",
+    "x-content-type-options": "nosniff",
+    "x-request-id": "self-test-1"
+  }
+  const response = (status: number, body: unknown, extra: Record<string, string> = {}): RawResponse => ({
+    status,
+    headers: { ...headers, ...extra },
+    body: Buffer.from(typeof body === "string" ? body : JSON.stringify(body))
+  })
+  const problem = { type: "about:blank", title: "Internal Server Error", status: 500, detail: "An unexpected error occurred.", code: "internal" }
+  const problemType = { "content-type": "application/problem+json; charset=utf-8" }
+
+  it("a conforming answer passes", () => {
+    expect(checkResponse(fixture, planEntry, response(201, { email: "a@example.com", password: "********" }))).toEqual([])
+  })
+
+  it.each([
+    ["a 500", response(500, problem, problemType), /status 500|a 500/],
+    ["a stack trace", response(400, { ...problem, status: 400, title: "Bad Request", code: "invalid_json", detail: "at parse (/work/main/x.ts:1:2)" }, problemType), /internal detail/],
+    ["the password reflected", response(201, { email: "a@example.com", password }), /password/],
+    ["a missing nosniff", response(201, { email: "a@example.com", password: "********" }, { "x-content-type-options": "" }), /X-Content-Type-Options/],
+    ["a request id not echoed", response(201, { email: "a@example.com", password: "********" }, { "x-request-id": "other" }), /X-Request-Id/],
+    ["an extra problem key", response(400, { ...problem, status: 400, title: "Bad Request", code: "invalid_json", stack: "x" }, problemType), /keys/],
+    ["a code of another status", response(400, { ...problem, status: 400, title: "Bad Request", code: "not_found" }, problemType), /does not belong/]
+  ] as const)("%s is a violation", (_name, answer, pattern) => {
+    expect(checkResponse(fixture, planEntry, answer).join("\n")).toMatch(pattern)
+  })
+
+  it("a change of stored data that no 2xx made is a violation", async () => {
+    const server = await startWith(startKoaServer)(fixture.seed)
+    const agent = keepAliveAgent(2)
+    try {
+      const models = await snapshotModels(server.url, agent, fixture)
+      // The model says A's language is something the store never held, as if a rejected request had changed it.
+      models.a.preferences = { ...models.a.preferences, language: "xx" }
+      const outcome = await runFuzzBatch(server.url, agent, fixture, models, [], 2)
+      expect(outcome.problems.join("\n")).toMatch(/user a: preferences/)
+    } finally {
+      agent.destroy()
+      await server.close()
+    }
+  })
+})

@@ -3,9 +3,11 @@ import { createHash, timingSafeEqual } from "node:crypto"
 /** Tokens are stored and looked up only as SHA-256 digests (hex), never in clear. */
 export const tokenDigest = (token: string): string => createHash("sha256").update(token, "utf8").digest("hex")
 
-/** Constant-time equality of two hex digests of equal length. */
-export const digestsEqual = (a: string, b: string): boolean => {
-  const left = Buffer.from(a, "hex")
-  const right = Buffer.from(b, "hex")
-  return left.length === right.length && timingSafeEqual(left, right)
-}
+const SHA256_HEX = /^[0-9a-f]{64}$/
+
+/**
+ * Constant-time equality of two digests as `tokenDigest` writes them. Anything else is unequal: `Buffer.from(x, "hex")`
+ * silently drops what is not hex, so without the check "zz" would equal "yy", and a digest the same digest plus junk.
+ */
+export const digestsEqual = (a: string, b: string): boolean =>
+  SHA256_HEX.test(a) && SHA256_HEX.test(b) && timingSafeEqual(Buffer.from(a, "hex"), Buffer.from(b, "hex"))

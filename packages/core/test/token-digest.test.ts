@@ -1,0 +1,32 @@
+import { createHash } from "node:crypto"
+import { describe, expect, it } from "@effect/vitest"
+import { digestsEqual, tokenDigest } from "@accord/core/node"
+
+// docs/SECURITY.md "Constant-time token comparison": the comparison both stores' authenticators end with.
+describe("tokenDigest and digestsEqual", () => {
+  const digest = tokenDigest("a-token")
+
+  it("digests a token as lower-case SHA-256 hex of its UTF-8 bytes", () => {
+    expect(digest).toBe(createHash("sha256").update("a-token", "utf8").digest("hex"))
+    expect(tokenDigest("é")).toBe(createHash("sha256").update(Buffer.from([0xc3, 0xa9])).digest("hex"))
+  })
+
+  it("is true only for the same digest", () => {
+    expect(digestsEqual(digest, tokenDigest("a-token"))).toBe(true)
+    expect(digestsEqual(digest, tokenDigest("a-token2"))).toBe(false)
+    // One bit apart, in the last byte: a prefix comparison would call these equal.
+    const lastFlipped = digest.slice(0, 63) + (parseInt(digest.slice(63), 16) ^ 1).toString(16)
+    expect(digestsEqual(digest, lastFlipped)).toBe(false)
+  })
+
+  it("is false, without throwing, for inputs of different lengths or that are not digests", () => {
+    expect(digestsEqual(digest, digest.slice(0, 62))).toBe(false)
+    expect(digestsEqual(digest, `${digest}00`)).toBe(false)
+    expect(digestsEqual(digest, `${digest}zz`)).toBe(false)
+    expect(digestsEqual("", "")).toBe(false)
+    // Buffer.from(x, "hex") reads both of these as empty, and "ab" and "abc" as the same byte.
+    expect(digestsEqual("zz", "yy")).toBe(false)
+    expect(digestsEqual("ab", "abc")).toBe(false)
+    expect(digestsEqual(digest.toUpperCase(), digest)).toBe(false)
+  })
+})

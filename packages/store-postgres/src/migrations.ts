@@ -50,6 +50,42 @@ export const migrations: ReadonlyArray<Migration> = [
         principal_id text COLLATE "C" NOT NULL
       )`
     ]
+  },
+  {
+    version: 2,
+    name: "set-default payment method in one statement",
+    statements: [
+      // The whole of setDefault in one round trip: called as a single statement, it runs in that statement's implicit
+      // transaction, so the per-user lock is held only for the time the database spends on it, never across network
+      // round trips. The lock key is the one every other writer of a user's defaults takes (the seed, and earlier
+      // versions of this code): keep them equal. Each statement of a volatile function reads with a fresh snapshot,
+      // so what it reads after taking the lock includes everything the previous holder committed. Returns the row,
+      // or no row when the method does not exist or belongs to another user.
+      // `SET search_path FROM CURRENT` pins the schema the function was created in (the store's), whatever the
+      // caller's search_path.
+      `CREATE FUNCTION accord_set_default_payment_method(p_user_id text, p_id text, p_now timestamptz)
+      RETURNS SETOF payment_methods
+      LANGUAGE plpgsql
+      SET search_path FROM CURRENT
+      AS $$
+      DECLARE
+        target payment_methods;
+      BEGIN
+        PERFORM pg_advisory_xact_lock(hashtext('accord.payment_methods'), hashtext(p_user_id));
+        SELECT * INTO target FROM payment_methods WHERE id = p_id AND user_id = p_user_id;
+        IF NOT FOUND THEN
+          RETURN;
+        END IF;
+        IF target.is_default THEN
+          RETURN NEXT target;
+          RETURN;
+        END IF;
+        -- Unset first: at no point does the partial unique index see two defaults.
+        UPDATE payment_methods SET is_default = false, updated_at = p_now WHERE user_id = p_user_id AND is_default;
+        RETURN QUERY UPDATE payment_methods SET is_default = true, updated_at = p_now WHERE id = p_id RETURNING *;
+      END
+      $$`
+    ]
   }
 ]
 

@@ -26,32 +26,20 @@ const notFound = new NotFound({ resource: "payment_method" })
 /**
  * Serialises every change to one user's defaults, across connections and processes, for the rest of the
  * transaction. An advisory lock rather than row locks: it also covers a method being inserted concurrently (seed),
- * which no existing row lock would.
+ * which no existing row lock would. `accord_set_default_payment_method` (migration 2) takes the same key.
  */
 export const lockUserDefaults = (tx: SqlClient, userId: UserId) =>
   tx.query("SELECT pg_advisory_xact_lock(hashtext('accord.payment_methods'), hashtext($1))", [userId])
 
-const setDefaultIn = (tx: SqlClient, userId: UserId, id: PaymentMethodId, now: Date) =>
-  Effect.gen(function* () {
-    yield* lockUserDefaults(tx, userId)
-    const [target] = yield* paymentMethodRows(tx, `SELECT ${COLUMNS} FROM payment_methods WHERE id = $1 AND user_id = $2`, [
-      id,
-      userId
-    ])
-    if (target === undefined) return yield* Effect.fail(notFound)
-    if (target.is_default) return toPaymentMethod(target)
-    // Unset first: at no point of the statement sequence does the partial unique index see two defaults.
-    yield* tx.query(
-      "UPDATE payment_methods SET is_default = false, updated_at = $2::timestamptz WHERE user_id = $1 AND is_default",
-      [userId, now]
-    )
-    const [chosen] = yield* paymentMethodRows(
-      tx,
-      `UPDATE payment_methods SET is_default = true, updated_at = $2::timestamptz WHERE id = $1 RETURNING ${COLUMNS}`,
-      [id, now]
-    )
-    return chosen === undefined ? yield* Effect.dieMessage(`payment method ${id} vanished while locked`) : toPaymentMethod(chosen)
-  })
+/**
+ * One statement, so one round trip: the function (migration 2) locks the user, checks ownership and moves the
+ * default inside the statement's own transaction, and the lock is never held while a reply crosses the network.
+ */
+const setDefault = (sql: SqlClient, userId: UserId, id: PaymentMethodId, now: Date) =>
+  Effect.flatMap(
+    paymentMethodRows(sql, `SELECT ${COLUMNS} FROM accord_set_default_payment_method($1, $2, $3::timestamptz)`, [userId, id, now]),
+    ([chosen]) => (chosen === undefined ? Effect.fail(notFound) : Effect.succeed(toPaymentMethod(chosen)))
+  )
 
 export const makePaymentMethods = (sql: SqlExecutor) =>
   PaymentMethods.of({
@@ -60,5 +48,5 @@ export const makePaymentMethods = (sql: SqlExecutor) =>
         paymentMethodRows(sql, `SELECT ${COLUMNS} FROM payment_methods WHERE user_id = $1 ORDER BY id`, [userId]),
         (rows) => rows.map(toPaymentMethod)
       ),
-    setDefault: (userId, id, now) => sql.transaction((tx) => setDefaultIn(tx, userId, id, now))
+    setDefault: (userId, id, now) => setDefault(sql, userId, id, now)
   })

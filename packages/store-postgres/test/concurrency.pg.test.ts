@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Fiber, Layer, Option, Schema } from "effect"
 import {
   LanguageTag,
   PaymentMethodId,
@@ -11,7 +11,8 @@ import {
   TimezoneOffset,
   UserId
 } from "@accord/core"
-import { PostgresStoreLive } from "@accord/store-postgres"
+import { makePgPool, makePoolExecutor, PostgresStoreLive } from "@accord/store-postgres"
+import { lockUserDefaults } from "../src/payment-methods.js"
 import { adminQuery, databaseUrl, dropSchemaOnClose, freshSchema, skipReason } from "./postgres-helpers.js"
 
 const url = databaseUrl ?? ""
@@ -66,6 +67,33 @@ describe.skipIf(databaseUrl === undefined)(
         const listed = yield* Effect.provide(Effect.flatMap(PaymentMethods, (methods) => methods.listByUser(userId)), first)
         expect(listed.filter((method) => method.isDefault)).toHaveLength(1)
         expect(listed).toHaveLength(ids.length)
+      }).pipe(Effect.scoped))
+
+    it.live("setDefault waits for the per-user lock the seed takes, held by a transaction on another pool", () =>
+      Effect.gen(function* () {
+        const { schema, store } = yield* storesSharingOneSchema
+        const userId = UserId.make(`u_${randomBytes(6).toString("hex")}`)
+        const id = PaymentMethodId.make("pm_locked")
+        yield* Effect.provide(
+          Effect.flatMap(StoreAdmin, (admin) => admin.loadSeed(Schema.decodeUnknownSync(Seed)({ payment_methods: [{ id, user_id: userId }] }))),
+          store(0)
+        )
+        const other = makePoolExecutor(yield* makePgPool({ connectionString: url, schema, poolSize: 1 }))
+        const locked = yield* Effect.makeLatch(false)
+        const release = yield* Effect.makeLatch(false)
+        // Scoped forks: interrupted when the scope closes, before the pool they hold a connection of is ended.
+        const holder = yield* Effect.forkScoped(
+          other.transaction((tx) => lockUserDefaults(tx, userId).pipe(Effect.zipRight(locked.open), Effect.zipRight(release.await)))
+        )
+        yield* locked.await
+        const waiting = yield* Effect.forkScoped(
+          Effect.provide(Effect.flatMap(PaymentMethods, (methods) => methods.setDefault(userId, id, new Date(Date.UTC(2030, 0, 1)))), store(1))
+        )
+        yield* Effect.sleep("300 millis")
+        expect(Option.isNone(yield* Fiber.poll(waiting))).toBe(true)
+        yield* release.open
+        yield* Fiber.join(holder)
+        expect(yield* Fiber.join(waiting)).toMatchObject({ id, userId, isDefault: true })
       }).pipe(Effect.scoped))
 
     it.live("concurrent preference updates of one user over 4 pools serialise: no update is lost", () =>

@@ -130,5 +130,48 @@ describe.skipIf(databaseUrl === undefined)(
         const error = yield* Effect.flip(Effect.tryPromise(() => insert("pm_c", true)))
         expect(error.cause).toMatchObject({ code: "23505", constraint: "payment_methods_one_default_per_user" })
       }).pipe(Effect.scoped))
+
+    it.live("the set-default function lives in the store's schema and works on that schema's table from any search_path", () =>
+      Effect.gen(function* () {
+        const schema = freshSchema()
+        yield* dropSchemaOnClose(url, schema)
+        yield* Layer.build(PostgresStoreLive({ connectionString: url, schema, poolSize: 1 }))
+        const homes = yield* Effect.promise(() =>
+          adminQuery(
+            url,
+            `SELECT n.nspname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+             WHERE p.proname = 'accord_set_default_payment_method' AND n.nspname IN ($1, 'public')`,
+            [schema]
+          )
+        )
+        expect(homes.rows).toEqual([{ nspname: schema }])
+        yield* Effect.promise(() =>
+          adminQuery(
+            url,
+            `INSERT INTO "${schema}".payment_methods (id, user_id, is_default, created_at, updated_at)
+             VALUES ('pm_a', 'u_1', true, now(), now()), ('pm_b', 'u_1', false, now(), now()), ('pm_c', 'u_2', false, now(), now())`
+          )
+        )
+        // adminQuery's connection has the default search_path, which does not include the schema.
+        const call = (userId: string, id: string) =>
+          Effect.promise(() =>
+            adminQuery(url, `SELECT id, is_default, updated_at FROM "${schema}".accord_set_default_payment_method($1, $2, $3)`, [
+              userId,
+              id,
+              new Date("2030-01-01T00:00:00.123Z")
+            ])
+          ).pipe(Effect.map((result) => result.rows))
+        expect(yield* call("u_1", "pm_b")).toEqual([{ id: "pm_b", is_default: true, updated_at: new Date("2030-01-01T00:00:00.123Z") }])
+        expect(yield* call("u_1", "pm_c")).toEqual([])
+        expect(yield* call("u_1", "pm_missing")).toEqual([])
+        const rows = yield* Effect.promise(() =>
+          adminQuery(url, `SELECT id, is_default, updated_at FROM "${schema}".payment_methods ORDER BY id`)
+        )
+        expect(rows.rows).toEqual([
+          { id: "pm_a", is_default: false, updated_at: new Date("2030-01-01T00:00:00.123Z") },
+          { id: "pm_b", is_default: true, updated_at: new Date("2030-01-01T00:00:00.123Z") },
+          { id: "pm_c", is_default: false, updated_at: expect.any(Date) }
+        ])
+      }).pipe(Effect.scoped))
   }
 )

@@ -55,6 +55,8 @@ const INSUFFICIENT_SCOPE = problemOf(new InsufficientScope())
 /** A step's result: its value, or the problem that answers the request. */
 type Outcome<A> = { readonly ok: true; readonly value: A } | { readonly ok: false; readonly problem: Problem }
 type Program = Effect.Effect<unknown, DomainError, AccordServices>
+/** Starts an operation's program once the caller is known. */
+type Start = (input: OperationRequest) => Program
 
 const NO_BODY: Outcome<unknown> = { ok: true, value: undefined }
 const refuse = (problem: Problem): Outcome<never> => ({ ok: false, problem })
@@ -156,14 +158,8 @@ export const makeHttpHandler = (options: HttpHandlerOptions): HttpHandler => {
     return exit instanceof Promise ? exit.then(outcomeOf) : outcomeOf(exit)
   }
 
-  /** Credentials (401, 429, 403): what the operation's program is started with, or the refusal. */
-  const authorise = async (access: Operation["access"], request: HttpRequest): Promise<Outcome<(input: OperationRequest) => Program>> => {
-    if (access.kind === "none") return { ok: true, value: access.run }
-    const credential = readCredential(header(request, "authorization"))
-    if (credential._tag === "Missing") return { ok: false, problem: MISSING_CREDENTIAL }
-    if (credential._tag === "Malformed") return { ok: false, problem: INVALID_CREDENTIAL }
-    const pending = run(Effect.flatMap(Authenticator, (authenticator) => authenticator.authenticate(credential.token)))
-    const authenticated = pending instanceof Promise ? await pending : pending
+  /** After the authenticator: rate limit (429) and scope (403), then what the operation's program is started with. */
+  const grant = (access: Exclude<Operation["access"], { kind: "none" }>, authenticated: Outcome<Principal>): Outcome<Start> => {
     if (!authenticated.ok) return authenticated
     const principal = authenticated.value
     const waitSeconds = rateLimit?.(principalKey(principal)) ?? 0
@@ -173,9 +169,20 @@ export const makeHttpHandler = (options: HttpHandlerOptions): HttpHandler => {
     return { ok: true, value: (input) => access.run(principal.userId, input) }
   }
 
+  /** Credentials (401, 429, 403); a promise only when the authenticator really waits. */
+  const authorise = (access: Operation["access"], request: HttpRequest): Outcome<Start> | Promise<Outcome<Start>> => {
+    if (access.kind === "none") return { ok: true, value: access.run }
+    const credential = readCredential(header(request, "authorization"))
+    if (credential._tag === "Missing") return { ok: false, problem: MISSING_CREDENTIAL }
+    if (credential._tag === "Malformed") return { ok: false, problem: INVALID_CREDENTIAL }
+    const pending = run(Effect.flatMap(Authenticator, (authenticator) => authenticator.authenticate(credential.token)))
+    return pending instanceof Promise ? pending.then((authenticated) => grant(access, authenticated)) : grant(access, pending)
+  }
+
   /** The life of an API request after routing: credentials, then the body, then the use case. */
   const runOperation = async (operation: Operation, request: HttpRequest, params: OperationRequest["params"]): Promise<Outcome<unknown>> => {
-    const authorised = await authorise(operation.access, request)
+    const pending = authorise(operation.access, request)
+    const authorised = pending instanceof Promise ? await pending : pending
     if (!authorised.ok) return authorised
     let body: unknown = undefined
     if (operation.body !== undefined) {
@@ -187,11 +194,17 @@ export const makeHttpHandler = (options: HttpHandlerOptions): HttpHandler => {
     return run(authorised.value({ params, body }))
   }
 
-  const answer = async (request: HttpRequest, requestId: string): Promise<{ response: HttpResponse; template?: string }> => {
+  interface Answer {
+    readonly response: HttpResponse
+    readonly template?: string
+  }
+
+  /** Routing (414, 404, OPTIONS, 405), static documents, and operations; a promise only for operations. */
+  const answer = (request: HttpRequest, requestId: string): Answer | Promise<Answer> => {
     const isHead = request.method === "HEAD"
     const path = request.path
     if (path.length > maxPathLength) return { response: problemResponse(requestId, problems.uriTooLong(maxPathLength), isHead) }
-    const inPrefix = path === prefix || path.startsWith(prefix + "/")
+    const inPrefix = path.startsWith(prefix) && (path.length === prefix.length || path.charCodeAt(prefix.length) === 0x2f /* / */)
     const match = inPrefix ? route(path.slice(prefix.length)) : undefined
     if (match === undefined) return { response: problemResponse(requestId, problems.notFound(), isHead) }
     const template = prefix + match.route.template
@@ -207,18 +220,21 @@ export const makeHttpHandler = (options: HttpHandlerOptions): HttpHandler => {
       if (file === undefined) return { response: problemResponse(requestId, problems.notFound(), isHead), template }
       return { response: respond(requestId, 200, file.contentType, isHead ? undefined : file.body), template }
     }
-    const result = await runOperation(endpoint.operation, request, match.params)
-    if (!result.ok) return { response: problemResponse(requestId, result.problem, isHead), template }
-    const body = isHead ? undefined : JSON.stringify(result.value)
-    return { response: respond(requestId, endpoint.operation.successStatus, JSON_TYPE, body), template }
+    const operation = endpoint.operation
+    return runOperation(operation, request, match.params).then((result): Answer => {
+      if (!result.ok) return { response: problemResponse(requestId, result.problem, isHead), template }
+      const body = isHead ? undefined : JSON.stringify(result.value)
+      return { response: respond(requestId, operation.successStatus, JSON_TYPE, body), template }
+    })
   }
 
   return async (request) => {
     const started = performance.now()
     const requestId = pickRequestId(header(request, "x-request-id"))
-    let outcome: { response: HttpResponse; template?: string }
+    let outcome: Answer
     try {
-      outcome = await answer(request, requestId)
+      const pending = answer(request, requestId)
+      outcome = pending instanceof Promise ? await pending : pending
     } catch (cause) {
       options.onInternalError?.(requestId, cause)
       outcome = { response: problemResponse(requestId, problems.internal(), request.method === "HEAD") }

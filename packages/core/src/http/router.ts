@@ -52,10 +52,11 @@ export const compileRouter = <E>(routes: ReadonlyArray<RouteInput<E>>) => {
 
   /** Finds the route for a path relative to the prefix. Both slash forms match unless the route is exact. */
   return (path: string): PathMatch<E> | undefined => {
+    // Split once per form (as sent, and without a trailing slash), not once per route tried.
+    const asSent = splitPath(path)
+    const withoutSlash = path.endsWith("/") ? splitPath(path.slice(0, -1)) : asSent
     for (const matcher of matchers) {
-      let candidate = path
-      if (!matcher.exact && candidate.endsWith("/")) candidate = candidate.slice(0, -1)
-      const segments = splitPath(candidate)
+      const segments = matcher.exact ? asSent : withoutSlash
       if (segments.length !== matcher.segments.length) continue
       const params: Record<string, string> = {}
       let matched = true

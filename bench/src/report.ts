@@ -10,6 +10,8 @@ export interface HttpRun {
   readonly requestsPerSecond: number
   readonly p50Ms: number
   readonly p99Ms: number
+  /** CPU time (user + system) the server process used per request during the run. */
+  readonly cpuMicrosPerRequest: number
 }
 
 export interface ReportInput {
@@ -27,6 +29,7 @@ export interface ReportInput {
   readonly config: {
     readonly durationSeconds: number
     readonly warmupSeconds: number
+    readonly initialWarmupSeconds: number
     readonly rounds: number
     readonly connections: number
     readonly users: number
@@ -64,6 +67,7 @@ const httpSection = (input: ReportInput): string => {
         thousands(median(runs.map((run) => run.requestsPerSecond))),
         fixed(median(runs.map((run) => run.p50Ms)), 2),
         fixed(median(runs.map((run) => run.p99Ms)), 2),
+        fixed(median(runs.map((run) => run.cpuMicrosPerRequest)), 1),
         runs.map((run) => thousands(run.requestsPerSecond)).join(", ")
       ]
     })
@@ -77,12 +81,14 @@ const httpSection = (input: ReportInput): string => {
         accord.map((run) => run.requestsPerSecond / (bare.find((other) => other.round === run.round)?.requestsPerSecond ?? Number.NaN))
       )
       const p99 = median(accord.map((run) => run.p99Ms)) / median(bare.map((run) => run.p99Ms))
+      const cpu = median(bare.map((run) => run.cpuMicrosPerRequest)) / median(accord.map((run) => run.cpuMicrosPerRequest))
       const met = throughput >= TARGETS[framework] && p99 <= TARGETS.p99
       return [
         scenario,
         framework,
         fixed(throughput, 2),
         fixed(paired, 2),
+        fixed(cpu, 2),
         fixed(p99, 2),
         `>= ${TARGETS[framework]}, <= ${TARGETS.p99}`,
         met ? "met" : "missed"
@@ -93,14 +99,22 @@ const httpSection = (input: ReportInput): string => {
     "## HTTP: adapters against the bare frameworks",
     "",
     `Each server runs in its own process on store-memory (${thousands(input.config.users)} users, 3 payment methods each) and is ` +
-      `driven by autocannon in the bench process: ${input.config.connections} connections, ${input.config.warmupSeconds} s warm-up ` +
-      `then ${input.config.durationSeconds} s measured, ${input.config.rounds} rounds, adapter and baseline alternating (A B, then B A). ` +
+      `driven by autocannon in the bench process: ${input.config.connections} connections; first ${input.config.initialWarmupSeconds} s of ` +
+      `unmeasured load per server and scenario (a fresh process spends its first seconds compiling), then ${input.config.rounds} rounds ` +
+      `of ${input.config.warmupSeconds} s warm-up and ${input.config.durationSeconds} s measured, adapter and baseline alternating (A B, then B A). ` +
       "Each scenario sends two valid requests in turn, so every other request changes the stored state. Latencies are exact " +
       "(per response), medians are over the rounds.",
     "",
-    table(["scenario", "server", "req/s (median)", "p50 ms", "p99 ms", "req/s per round"], serverRows),
+    table(["scenario", "server", "req/s (median)", "p50 ms", "p99 ms", "server CPU µs/req", "req/s per round"], serverRows),
     "",
-    table(["scenario", "framework", "req/s adapter/bare", "paired (median of per-round ratios)", "p99 adapter/bare", "target", ""], ratioRows)
+    table(
+      ["scenario", "framework", "req/s adapter/bare", "paired (median of per-round ratios)", "CPU per request bare/adapter", "p99 adapter/bare", "target", ""],
+      ratioRows
+    ),
+    "",
+    "\"CPU per request bare/adapter\" is the throughput ratio the two servers would reach with a core each to themselves: " +
+      "the server processes' user + system time (from /proc) per answered request, which the load of other processes " +
+      "on the machine disturbs much less than req/s."
   ].join("\n")
 }
 

@@ -1,11 +1,11 @@
-import autocannon from "autocannon"
-import { fork, type ChildProcess } from "node:child_process"
+import type { ChildProcess } from "node:child_process"
 import { readFileSync, writeFileSync } from "node:fs"
 import { availableParallelism, loadavg, release, totalmem } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { benchHeaders, scenarios, type Scenario } from "./fixtures.js"
-import type { ChildMessage, MemoryResult, MicroResult, ServerKind } from "./protocol.js"
+import { cpuSecondsOf, forkChild, messageOf, runLoad, stopChild } from "./processes.js"
+import type { MemoryResult, MicroResult, ServerKind } from "./protocol.js"
 import { renderReport, type HttpRun } from "./report.js"
 
 /**
@@ -25,6 +25,8 @@ const sections = new Set((process.env["BENCH_ONLY"] ?? "http,micro,memory").spli
 const config = {
   durationSeconds: numberFrom("BENCH_DURATION", 5),
   warmupSeconds: numberFrom("BENCH_WARMUP", 1),
+  /** Once per server and scenario before the rounds: a fresh process spends its first seconds compiling. */
+  initialWarmupSeconds: numberFrom("BENCH_INITIAL_WARMUP", 4),
   rounds: Math.max(1, numberFrom("BENCH_ROUNDS", 3)),
   connections: Math.max(1, numberFrom("BENCH_CONNECTIONS", 10)),
   users: Math.max(1, numberFrom("BENCH_USERS", 1000)),
@@ -48,64 +50,6 @@ const waitForQuietMachine = async (): Promise<void> => {
     await sleep(15_000)
   }
 }
-
-const forkChild = (script: string, args: ReadonlyArray<string>, execArgv: ReadonlyArray<string> = []): ChildProcess =>
-  fork(join(here, script), [...args], { execArgv: [...execArgv], stdio: ["ignore", "inherit", "inherit", "ipc"] })
-
-const messageOf = <T extends ChildMessage["type"]>(child: ChildProcess, type: T): Promise<Extract<ChildMessage, { type: T }>> =>
-  new Promise((resolve, reject) => {
-    const onExit = (code: number | null) => reject(new Error(`child exited (${code}) before sending "${type}"`))
-    child.once("exit", onExit)
-    child.on("message", (message: ChildMessage) => {
-      if (message.type !== type) return
-      child.off("exit", onExit)
-      resolve(message as Extract<ChildMessage, { type: T }>)
-    })
-  })
-
-const stopChild = (child: ChildProcess): Promise<void> =>
-  new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve()
-    child.once("exit", () => resolve())
-    child.kill("SIGTERM")
-  })
-
-const percentile = (sorted: ReadonlyArray<number>, p: number): number =>
-  sorted.length === 0 ? Number.NaN : (sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN)
-
-interface LoadResult {
-  readonly requestsPerSecond: number
-  readonly p50Ms: number
-  readonly p99Ms: number
-  readonly failures: number
-}
-
-/** One autocannon run. Latencies are kept exactly (autocannon's histogram rounds to whole milliseconds). */
-const runLoad = (url: string, scenario: Scenario, seconds: number): Promise<LoadResult> =>
-  new Promise((resolve, reject) => {
-    const latencies: Array<number> = []
-    const instance = autocannon(
-      {
-        url,
-        connections: config.connections,
-        duration: seconds,
-        method: "PUT",
-        headers: benchHeaders,
-        requests: scenario.requests.map((request) => ({ method: "PUT" as const, path: request.path, body: request.body }))
-      },
-      (error: unknown, result) => {
-        if (error !== null && error !== undefined) return reject(error instanceof Error ? error : new Error(String(error)))
-        latencies.sort((a, b) => a - b)
-        resolve({
-          requestsPerSecond: result.requests.total / result.duration,
-          p50Ms: percentile(latencies, 50),
-          p99Ms: percentile(latencies, 99),
-          failures: result.errors + result.timeouts + result.non2xx
-        })
-      }
-    )
-    instance.on("response", (_client, _status, _bytes, responseTime) => latencies.push(responseTime))
-  })
 
 /** The baseline must answer what the adapter answers, or the comparison means nothing. */
 const IGNORED_HEADERS = new Set(["date", "connection", "keep-alive", "x-request-id"])
@@ -150,6 +94,11 @@ const runHttp = async (): Promise<ReadonlyArray<HttpRun>> => {
       urls.set(kind, (await messageOf(child, "ready")).url)
     }
     await checkEquivalent(urls)
+    if (config.initialWarmupSeconds > 0) {
+      for (const scenario of scenarios) {
+        for (const kind of kinds) await runLoad(urls.get(kind) ?? "", scenario, config.initialWarmupSeconds, config.connections)
+      }
+    }
     const runs: Array<HttpRun> = []
     for (let round = 1; round <= config.rounds; round++) {
       for (const scenario of scenarios) {
@@ -158,12 +107,18 @@ const runHttp = async (): Promise<ReadonlyArray<HttpRun>> => {
           // A B in odd rounds, B A in even ones, so a drift in machine load does not favour either side.
           for (const kind of round % 2 === 1 ? pair : [...pair].reverse()) {
             const url = urls.get(kind) ?? ""
-            if (config.warmupSeconds > 0) await runLoad(url, scenario, config.warmupSeconds)
-            const result = await runLoad(url, scenario, config.durationSeconds)
+            const pid = children.get(kind)?.pid
+            if (config.warmupSeconds > 0) await runLoad(url, scenario, config.warmupSeconds, config.connections)
+            const cpuBefore = cpuSecondsOf(pid)
+            const result = await runLoad(url, scenario, config.durationSeconds, config.connections)
+            const cpuAfter = cpuSecondsOf(pid)
             if (result.failures > 0) throw new Error(`${kind} ${scenario.name}: ${result.failures} failed requests`)
-            runs.push({ round, scenario: scenario.name, framework, kind, ...result })
+            const cpuMicrosPerRequest =
+              cpuBefore === undefined || cpuAfter === undefined ? Number.NaN : ((cpuAfter - cpuBefore) * 1e6) / result.requests
+            runs.push({ round, scenario: scenario.name, framework, kind, ...result, cpuMicrosPerRequest })
             console.log(
-              `round ${round} ${scenario.name.padEnd(18)} ${kind.padEnd(14)} ${result.requestsPerSecond.toFixed(0).padStart(7)} req/s  p50 ${result.p50Ms.toFixed(2)} ms  p99 ${result.p99Ms.toFixed(2)} ms  (load ${load1().toFixed(2)})`
+              `round ${round} ${scenario.name.padEnd(18)} ${kind.padEnd(14)} ${result.requestsPerSecond.toFixed(0).padStart(7)} req/s  ` +
+                `p50 ${result.p50Ms.toFixed(2)} ms  p99 ${result.p99Ms.toFixed(2)} ms  server CPU ${cpuMicrosPerRequest.toFixed(1)} us/req  (load ${load1().toFixed(2)})`
             )
           }
         }

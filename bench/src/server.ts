@@ -21,6 +21,8 @@ const start = async (kind: ServerKind, users: number): Promise<{ url: string; cl
   const runtime: AccordRuntime = ManagedRuntime.make(
     Layer.merge(makeMemoryStore(decodeSeed(seedInput(users))), ScryptPasswordHasherLive())
   )
+  // Build the store (and load the seed) before listening, as a host does, so the first request does not pay for it.
+  await runtime.runtime()
   const options = { runtime, host: "127.0.0.1", port: 0 }
   return kind === "fastify-accord" ? startFastifyServer(options) : startKoaServer(options)
 }

@@ -35,12 +35,11 @@ const answer = async (handler: HttpHandler, ctx: Context): Promise<void> => {
     ctx.res.end()
     return
   }
+  // The core's headers first, so Koa finds a Content-Type and guesses none (a MIME lookup per response); it then adds
+  // Content-Length, re-set in Fastify's spelling so the header block is Fastify's byte for byte.
+  ctx.set(response.headers)
   ctx.body = payload
-  // Koa has just set a Content-Type and Content-Length of its own: replace them so the header block is Fastify's,
-  // byte for byte (the core's headers in its order and spelling, then content-length).
-  ctx.remove("Content-Type")
-  ctx.remove("Content-Length")
-  ctx.set({ ...response.headers, "content-length": String(payload.length) })
+  ctx.res.setHeader("content-length", String(payload.length))
 }
 
 const routerFor = (handler: HttpHandler, prefix: string): Router => {

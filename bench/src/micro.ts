@@ -1,17 +1,21 @@
 import {
+  Authenticator,
   createPublicPlanEntry,
   makeHttpHandler,
+  PreferencesPatchBody,
+  readJson,
   setDefaultPaymentMethod,
   updateLanguagePreferences,
   type AccordRuntime,
+  type AccordServices,
   type HttpRequest,
   type UserId
 } from "@accord/core"
 import { productionScryptCost, ScryptPasswordHasherLive, testScryptCost } from "@accord/core/node"
 import { makeMemoryStore } from "@accord/store-memory"
-import { Layer, ManagedRuntime } from "effect"
+import { Cause, Effect, Exit, Layer, ManagedRuntime, Schema } from "effect"
 import { Bench } from "tinybench"
-import { benchHeaders, decodeSeed, LANGUAGE_PATH, PAYMENT_METHOD_PATH, paymentMethodIds, seedInput, userId } from "./fixtures.js"
+import { benchHeaders, decodeSeed, LANGUAGE_PATH, PAYMENT_METHOD_PATH, paymentMethodIds, seedInput, userId, userToken } from "./fixtures.js"
 import type { ChildMessage, MicroResult } from "./protocol.js"
 
 /**
@@ -47,12 +51,20 @@ const main = async (): Promise<void> => {
   const paymentRequests = [request(PAYMENT_METHOD_PATH(first), '{"is_default":true}'), request(PAYMENT_METHOD_PATH(second), "{}")]
   const unauthenticated: HttpRequest = { method: "PUT", path: LANGUAGE_PATH, headers: { "content-type": "application/json" } }
 
+  /** Runs a use case the way the handler does (synchronously on the runtime) and insists that it succeeded. */
+  const runSync = <A, E>(program: Effect.Effect<A, E, AccordServices>): A => {
+    const exit = runtime.runSyncExit(program)
+    if (Exit.isFailure(exit)) throw new Error(`the benchmarked program failed: ${Cause.pretty(exit.cause)}`)
+    return exit.value
+  }
+  const decodePatch = Schema.decodeUnknownEither(PreferencesPatchBody, { errors: "all", onExcessProperty: "error" })
+  const token = userToken(0)
+  const bodyBytes = new TextEncoder().encode(JSON.stringify(patches[0]))
+
   const bench = new Bench({ time: timeMs, warmupTime: Math.min(500, timeMs), warmupIterations: 5, throws: true })
   bench
-    .add("use case: updateLanguagePreferences", () => runtime.runPromise(updateLanguagePreferences(user, patches[turn++ & 1])))
-    .add("use case: setDefaultPaymentMethod", () =>
-      runtime.runPromise(setDefaultPaymentMethod(user, (turn++ & 1) === 0 ? first : second, {}))
-    )
+    .add("use case: updateLanguagePreferences", () => runSync(updateLanguagePreferences(user, patches[turn++ & 1])))
+    .add("use case: setDefaultPaymentMethod", () => runSync(setDefaultPaymentMethod(user, (turn++ & 1) === 0 ? first : second, {})))
     .add(`use case: createPublicPlanEntry (test scrypt N=2^${Math.log2(testScryptCost.N)})`, () =>
       runtime.runPromise(createPublicPlanEntry({ email: `user${emails++}@example.com`, password: "correct horse battery" }))
     )
@@ -62,6 +74,13 @@ const main = async (): Promise<void> => {
     .add("handler: PUT language", () => handler(languageRequests[turn++ & 1] ?? unauthenticated))
     .add("handler: PUT payment method", () => handler(paymentRequests[turn++ & 1] ?? unauthenticated))
     .add("handler: 401 without credentials", () => handler(unauthenticated))
+    // What the handler's time is made of (see remaining-costs.md).
+    .add("part: one fiber (runtime.runSyncExit of a trivial program)", () => runSync(Effect.map(Effect.succeed(turn++), (n) => n + 1)))
+    .add("part: authenticate a token (store-memory, one fiber)", () =>
+      runSync(Effect.flatMap(Authenticator, (authenticator) => authenticator.authenticate(token)))
+    )
+    .add("part: decode the PUT language body (Schema)", () => decodePatch(patches[turn++ & 1]))
+    .add("part: strict JSON read of the body (readJson)", () => readJson(bodyBytes))
   await bench.warmup()
   await bench.run()
 

@@ -23,11 +23,11 @@ const numberFrom = (name: string, fallback: number): number => {
 
 const sections = new Set((process.env["BENCH_ONLY"] ?? "http,micro,memory").split(",").map((part) => part.trim()))
 const config = {
-  durationSeconds: numberFrom("BENCH_DURATION", 5),
+  durationSeconds: numberFrom("BENCH_DURATION", 3),
   warmupSeconds: numberFrom("BENCH_WARMUP", 1),
   /** Once per server and scenario before the rounds: a fresh process spends its first seconds compiling. */
   initialWarmupSeconds: numberFrom("BENCH_INITIAL_WARMUP", 4),
-  rounds: Math.max(1, numberFrom("BENCH_ROUNDS", 3)),
+  rounds: Math.max(1, numberFrom("BENCH_ROUNDS", 5)),
   connections: Math.max(1, numberFrom("BENCH_CONNECTIONS", 10)),
   users: Math.max(1, numberFrom("BENCH_USERS", 1000)),
   memoryUsers: Math.max(1, numberFrom("BENCH_MEMORY_USERS", 100_000)),

@@ -7,7 +7,7 @@ import { docsPage, DOCS_INIT_SCRIPT } from "./docs-page.js"
 import { isJsonObject, readJson } from "./json-body.js"
 import { isJsonMediaType } from "./media-type.js"
 import { makeOpenApiDocument } from "./openapi.js"
-import { problemBody, problemOf, problems, type Problem } from "./problem.js"
+import { PROBLEM_CONTENT_TYPE, problemBody, problemOf, problems, type Problem } from "./problem.js"
 import { makeRateLimiter } from "./rate-limit.js"
 import { compileRouter } from "./router.js"
 import { apiRoutes, type Operation, type OperationRequest } from "./routes.js"
@@ -18,7 +18,6 @@ export const DEFAULT_BODY_LIMIT = 16_384
 export const DEFAULT_MAX_PATH_LENGTH = 2048
 
 const JSON_TYPE = "application/json; charset=utf-8"
-const PROBLEM_TYPE = "application/problem+json; charset=utf-8"
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/
 
 type Endpoint =
@@ -150,7 +149,7 @@ export const makeHttpHandler = (options: HttpHandlerOptions): HttpHandler => {
     return { status, headers, body }
   }
   const problemResponse = (requestId: string, problem: Problem, isHead: boolean): HttpResponse =>
-    respond(requestId, problem.status, PROBLEM_TYPE, isHead ? undefined : problemBody(problem), problem.headers)
+    respond(requestId, problem.status, PROBLEM_CONTENT_TYPE, isHead ? undefined : problemBody(problem), problem.headers)
 
   const run = <A>(program: Effect.Effect<A, DomainError, AccordServices>): Outcome<A> | Promise<Outcome<A>> => {
     // Domain errors travel as values, so the failure channel holds only what is not the program's (see outcomeOf).

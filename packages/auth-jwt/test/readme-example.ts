@@ -33,6 +33,6 @@ const program = Effect.gen(function* () {
 })
 
 await Effect.runPromise(Effect.provide(program, JwtAuthLive))
-// { _tag: 'User', userId: 'u_1' }
-// { _tag: 'Client', clientId: 'web' }
+// { userId: 'u_1', _tag: 'User' }
+// { clientId: 'web', _tag: 'Client' }
 // invalid_token

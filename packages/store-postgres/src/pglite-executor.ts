@@ -5,7 +5,7 @@ import type { SqlClient, SqlExecutor } from "./sql-executor.js"
 /**
  * A SqlExecutor over one in-process PGlite database. PGlite has a single connection, so a transaction must own it
  * from BEGIN to COMMIT: every statement, in a transaction or not, takes the one permit. There is no network, so
- * nothing here is Unavailable: any error is a defect.
+ * no error here is Unavailable: every error is a defect.
  */
 export const makePgliteExecutor = (db: PGlite): Effect.Effect<SqlExecutor> =>
   Effect.map(Effect.makeSemaphore(1), (connection) => {

@@ -39,7 +39,7 @@ const answer = async (handler: HttpHandler, ctx: Context): Promise<void> => {
   // Content-Length, re-set in Fastify's spelling so the header block is Fastify's byte for byte.
   ctx.set(response.headers)
   ctx.body = payload
-  ctx.res.setHeader("content-length", String(payload.length))
+  ctx.res.setHeader("content-length", String(Buffer.byteLength(payload)))
 }
 
 const routerFor = (handler: HttpHandler, prefix: string): Router => {

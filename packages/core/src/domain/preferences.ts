@@ -72,7 +72,8 @@ export const applyPatch = (current: Preferences, patch: PreferencesPatch, now: D
   const mfaEnabled = patch.mfaEnabled ?? current.mfaEnabled
   // Plain comparisons: a tag is a string and an offset a number, brands aside.
   if (language === current.language && timezone === current.timezone && mfaEnabled === current.mfaEnabled) return current
-  return { ...current, language, timezone, mfaEnabled, updatedAt: now }
+  // A literal rather than a spread: this runs on every PUT that changes something.
+  return { id: current.id, language, timezone, mfaEnabled, createdAt: current.createdAt, updatedAt: now }
 }
 
 /** The wire form of a record (CONTRACT "Resources"). */

@@ -1,4 +1,4 @@
-/** Compiles route paths to matchers once; matching a request is then a few string comparisons. */
+/** Compiles route paths once: a map lookup for fixed paths, one regular expression per path with parameters. */
 
 export interface PathMatch<E> {
   readonly route: CompiledRoute<E>
@@ -14,12 +14,13 @@ export interface CompiledRoute<E> {
 }
 
 interface Matcher<E> {
-  readonly segments: ReadonlyArray<{ readonly literal: string } | { readonly param: string }>
-  readonly exact: boolean
+  readonly pattern: RegExp
+  /** Parameter names, in the order of the pattern's groups. */
+  readonly params: ReadonlyArray<string>
   readonly route: CompiledRoute<E>
 }
 
-const splitPath = (path: string): Array<string> => path.split("/").slice(1)
+const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({})
 
 const decodeSegment = (segment: string): string | undefined => {
   try {
@@ -35,43 +36,47 @@ export interface RouteInput<E> {
   readonly endpoints: ReadonlyMap<string, E>
 }
 
+const withoutTrailingSlash = (path: string): string => (path.endsWith("/") ? path.slice(0, -1) : path)
+
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+
 export const compileRouter = <E>(routes: ReadonlyArray<RouteInput<E>>) => {
-  const matchers: Array<Matcher<E>> = routes.map((route) => {
+  /** Routes without parameters, by every path form they answer: one lookup. */
+  const literals = new Map<string, CompiledRoute<E>>()
+  const matchers: Array<Matcher<E>> = []
+  for (const route of routes) {
     const methods = new Set(route.endpoints.keys())
     if (methods.has("GET")) methods.add("HEAD")
     methods.add("OPTIONS")
-    const withoutSlash = route.path.endsWith("/") ? route.path.slice(0, -1) : route.path
-    return {
-      segments: splitPath(withoutSlash).map((segment) =>
-        segment.startsWith("{") && segment.endsWith("}") ? { param: segment.slice(1, -1) } : { literal: segment }
-      ),
-      exact: route.exact,
-      route: { template: route.path, endpoints: route.endpoints, allow: [...methods].sort().join(", ") }
+    const compiled: CompiledRoute<E> = { template: route.path, endpoints: route.endpoints, allow: [...methods].sort().join(", ") }
+    const bare = route.path.endsWith("/") ? route.path.slice(0, -1) : route.path
+    const segments = bare.split("/").slice(1)
+    const params = segments.filter((segment) => segment.startsWith("{") && segment.endsWith("}")).map((segment) => segment.slice(1, -1))
+    if (params.length === 0) {
+      // An exact route answers only its path as written without a trailing slash; the others answer both forms.
+      literals.set(bare, compiled)
+      if (!route.exact) literals.set(bare + "/", compiled)
+      continue
     }
-  })
+    // A parameter is one non-empty segment, still percent-encoded; an exact route takes no trailing slash.
+    const pattern = segments.map((segment) => "/" + (segment.startsWith("{") && segment.endsWith("}") ? "([^/]+)" : escapeRegExp(segment))).join("")
+    matchers.push({ pattern: new RegExp(`^${pattern}${route.exact ? "" : "/?"}$`), params, route: compiled })
+  }
 
   /** Finds the route for a path relative to the prefix. Both slash forms match unless the route is exact. */
   return (path: string): PathMatch<E> | undefined => {
-    // Split once per form (as sent, and without a trailing slash), not once per route tried.
-    const asSent = splitPath(path)
-    const withoutSlash = path.endsWith("/") ? splitPath(path.slice(0, -1)) : asSent
+    const literal = literals.get(path)
+    if (literal !== undefined) return { route: literal, params: NO_PARAMS }
     for (const matcher of matchers) {
-      const segments = matcher.exact ? asSent : withoutSlash
-      if (segments.length !== matcher.segments.length) continue
+      const found = matcher.pattern.exec(path)
+      if (found === null) continue
       const params: Record<string, string> = {}
-      let matched = true
-      for (let i = 0; i < segments.length && matched; i++) {
-        const expected = matcher.segments[i]
-        const actual = segments[i] ?? ""
-        if (expected === undefined) matched = false
-        else if ("literal" in expected) matched = expected.literal === actual
-        else {
-          // A malformed escape still matches: the operation then rejects the value after the credentials check.
-          if (actual === "") matched = false
-          else params[expected.param] = decodeSegment(actual) ?? actual
-        }
-      }
-      if (matched) return { route: matcher.route, params }
+      // A malformed escape still matches: the operation then rejects the value after the credentials check.
+      matcher.params.forEach((name, index) => {
+        const raw = found[index + 1] ?? ""
+        params[name] = decodeSegment(raw) ?? raw
+      })
+      return { route: matcher.route, params }
     }
     return undefined
   }

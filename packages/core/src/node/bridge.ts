@@ -43,6 +43,10 @@ export const closeIfBodyUnread = (request: IncomingMessage, response: ServerResp
   if (!request.complete && !response.headersSent) response.shouldKeepAlive = false
 }
 
-/** The response body as bytes: adapters send bytes, so no framework serialises it or guesses a Content-Type. */
-export const responsePayload = (body: HttpResponse["body"]): Buffer | undefined =>
-  body === undefined ? undefined : typeof body === "string" ? Buffer.from(body, "utf8") : Buffer.from(body.buffer, body.byteOffset, body.byteLength)
+/**
+ * The response body as adapters hand it to their framework: text stays text (Node then writes the header block and
+ * the body in one write, with no copy into a Buffer first), bytes become a Buffer over the same memory. Neither is
+ * serialised again: the core has set Content-Type, so no framework guesses one.
+ */
+export const responsePayload = (body: HttpResponse["body"]): string | Buffer | undefined =>
+  body === undefined || typeof body === "string" ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength)

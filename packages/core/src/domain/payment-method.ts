@@ -2,7 +2,7 @@ import { Schema } from "effect"
 import type { PaymentMethodId, UserId } from "./ids.js"
 import { StrictBoolean } from "./boolean.js"
 import { issue } from "./field-issue.js"
-import { Timestamp } from "./timestamp.js"
+import { Timestamp, toTimestamp } from "./timestamp.js"
 
 /** `is_default` may only confirm the operation: `false` would ask for something this route does not do. */
 const OnlyTrue = StrictBoolean.pipe(
@@ -38,6 +38,6 @@ export type PaymentMethodList = typeof PaymentMethodList.Type
 export const toPaymentMethodView = (method: PaymentMethod): PaymentMethodView => ({
   id: method.id,
   is_default: method.isDefault,
-  created_at: method.createdAt.toISOString(),
-  updated_at: method.updatedAt.toISOString()
+  created_at: toTimestamp(method.createdAt),
+  updated_at: toTimestamp(method.updatedAt)
 })

@@ -2,7 +2,7 @@ import { Schema } from "effect"
 import { LanguageTag } from "./language.js"
 import { TimezoneOffset } from "./timezone.js"
 import { StrictBoolean } from "./boolean.js"
-import { Timestamp } from "./timestamp.js"
+import { Timestamp, toTimestamp } from "./timestamp.js"
 
 /** A user's preferences record, one per user. */
 export interface Preferences {
@@ -92,6 +92,6 @@ export const toPreferencesView = (record: Preferences): PreferencesView => ({
   language: record.language,
   timezone: record.timezone,
   mfa_enabled: record.mfaEnabled,
-  created_at: record.createdAt.toISOString(),
-  updated_at: record.updatedAt.toISOString()
+  created_at: toTimestamp(record.createdAt),
+  updated_at: toTimestamp(record.updatedAt)
 })

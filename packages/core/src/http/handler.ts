@@ -11,7 +11,7 @@ import { PROBLEM_CONTENT_TYPE, problemBody, problemOf, problems, type Problem } 
 import { makeRateLimiter } from "./rate-limit.js"
 import { compileRouter } from "./router.js"
 import { apiRoutes, type Operation, type OperationRequest } from "./routes.js"
-import type { AccordRuntime, AccordServices, HttpHandler, HttpHandlerOptions, HttpRequest, HttpResponse } from "./types.js"
+import type { AccordRuntime, AccordServices, BodyReadResult, HttpHandler, HttpHandlerOptions, HttpRequest, HttpResponse } from "./types.js"
 
 export const DEFAULT_PREFIX = "/api"
 export const DEFAULT_BODY_LIMIT = 16_384
@@ -61,14 +61,18 @@ const NO_BODY: Outcome<unknown> = { ok: true, value: undefined }
 const refuse = (problem: Problem): Outcome<never> => ({ ok: false, problem })
 
 /**
- * Media type, then size, then JSON syntax, then "is an object": CONTRACT's order of checks for bodies. Plain code, no
- * Effect: these are HTTP-level refusals, and the only wait is the adapter's read of the bytes.
+ * What the headers alone decide about a body, in CONTRACT's order: none to read, or refused by media type (415) or
+ * declared size (413). Undefined when the bytes must be read.
  */
-const readBody = async (request: HttpRequest, limit: number): Promise<Outcome<unknown>> => {
+const bodyByHeaders = (request: HttpRequest, limit: number): Outcome<unknown> | undefined => {
   if (!declaresBody(request) || request.readBody === undefined) return NO_BODY
   if (!isJsonMediaType(header(request, "content-type"))) return refuse(problems.unsupportedMediaType())
   if (Number(header(request, "content-length") ?? 0) > limit) return refuse(problems.payloadTooLarge(limit))
-  const result = await request.readBody(limit)
+  return undefined
+}
+
+/** Then size as read (413), JSON syntax (400 invalid_json), and "is an object" (400 invalid_body). */
+const parseBody = (result: BodyReadResult, limit: number): Outcome<unknown> => {
   if (result._tag === "TooLarge") return refuse(problems.payloadTooLarge(limit))
   if (result._tag === "Aborted") return refuse(problems.invalidJson("The body could not be read."))
   if (result.bytes.length === 0) return NO_BODY
@@ -178,19 +182,29 @@ export const makeHttpHandler = (options: HttpHandlerOptions): HttpHandler => {
     return pending instanceof Promise ? pending.then((authenticated) => grant(access, authenticated)) : grant(access, pending)
   }
 
-  /** The life of an API request after routing: credentials, then the body, then the use case. */
-  const runOperation = async (operation: Operation, request: HttpRequest, params: OperationRequest["params"]): Promise<Outcome<unknown>> => {
-    const pending = authorise(operation.access, request)
-    const authorised = pending instanceof Promise ? await pending : pending
+  /** With the body read (or refused): "required" (400), then the use case. */
+  const withBody = (operation: Operation, start: Start, params: OperationRequest["params"], read: Outcome<unknown>): Outcome<unknown> | Promise<Outcome<unknown>> => {
+    if (!read.ok) return read
+    if (read.value === undefined && operation.body?.required === true) return { ok: false, problem: problems.bodyRequired() }
+    return run(start({ params, body: read.value }))
+  }
+
+  /** Once the caller is known: the body (read only now), then the use case. One promise, for the read itself. */
+  const afterCredentials = (operation: Operation, request: HttpRequest, params: OperationRequest["params"], authorised: Outcome<Start>): Outcome<unknown> | Promise<Outcome<unknown>> => {
     if (!authorised.ok) return authorised
-    let body: unknown = undefined
-    if (operation.body !== undefined) {
-      const read = await readBody(request, limit)
-      if (!read.ok) return read
-      if (read.value === undefined && operation.body.required) return { ok: false, problem: problems.bodyRequired() }
-      body = read.value
-    }
-    return run(authorised.value({ params, body }))
+    const start = authorised.value
+    if (operation.body === undefined) return run(start({ params, body: undefined }))
+    const decided = bodyByHeaders(request, limit)
+    if (decided !== undefined || request.readBody === undefined) return withBody(operation, start, params, decided ?? NO_BODY)
+    return request.readBody(limit).then((result) => withBody(operation, start, params, parseBody(result, limit)))
+  }
+
+  /** The life of an API request after routing: credentials, then the body, then the use case. */
+  const runOperation = (operation: Operation, request: HttpRequest, params: OperationRequest["params"]): Outcome<unknown> | Promise<Outcome<unknown>> => {
+    const authorised = authorise(operation.access, request)
+    return authorised instanceof Promise
+      ? authorised.then((granted) => afterCredentials(operation, request, params, granted))
+      : afterCredentials(operation, request, params, authorised)
   }
 
   interface Answer {
@@ -198,7 +212,7 @@ export const makeHttpHandler = (options: HttpHandlerOptions): HttpHandler => {
     readonly template?: string
   }
 
-  /** Routing (414, 404, OPTIONS, 405), static documents, and operations; a promise only for operations. */
+  /** Routing (414, 404, OPTIONS, 405), static documents, and operations; a promise only when something waits. */
   const answer = (request: HttpRequest, requestId: string): Answer | Promise<Answer> => {
     const isHead = request.method === "HEAD"
     const path = request.path
@@ -220,31 +234,44 @@ export const makeHttpHandler = (options: HttpHandlerOptions): HttpHandler => {
       return { response: respond(requestId, 200, file.contentType, isHead ? undefined : file.body), template }
     }
     const operation = endpoint.operation
-    return runOperation(operation, request, match.params).then((result): Answer => {
+    const toAnswer = (result: Outcome<unknown>): Answer => {
       if (!result.ok) return { response: problemResponse(requestId, result.problem, isHead), template }
       const body = isHead ? undefined : JSON.stringify(result.value)
       return { response: respond(requestId, operation.successStatus, JSON_TYPE, body), template }
-    })
+    }
+    const result = runOperation(operation, request, match.params)
+    return result instanceof Promise ? result.then(toAnswer) : toAnswer(result)
   }
 
-  return async (request) => {
+  return (request) => {
     const started = performance.now()
     const requestId = pickRequestId(header(request, "x-request-id"))
-    let outcome: Answer
-    try {
-      const pending = answer(request, requestId)
-      outcome = pending instanceof Promise ? await pending : pending
-    } catch (cause) {
+    const internalError = (cause: unknown): Answer => {
       options.onInternalError?.(requestId, cause)
-      outcome = { response: problemResponse(requestId, problems.internal(), request.method === "HEAD") }
+      return { response: problemResponse(requestId, problems.internal(), request.method === "HEAD") }
     }
-    options.onResponse?.({
-      requestId,
-      method: request.method,
-      route: outcome.template,
-      status: outcome.response.status,
-      durationMs: performance.now() - started
-    })
-    return outcome.response
+    const finish = (outcome: Answer): HttpResponse => {
+      options.onResponse?.({
+        requestId,
+        method: request.method,
+        route: outcome.template,
+        status: outcome.response.status,
+        durationMs: performance.now() - started
+      })
+      return outcome.response
+    }
+    let pending: Answer | Promise<Answer>
+    try {
+      pending = answer(request, requestId)
+    } catch (cause) {
+      pending = internalError(cause)
+    }
+    // No async function here: a request answered without waiting costs no extra promise turns.
+    if (pending instanceof Promise) return pending.then(finish, (cause: unknown) => finish(internalError(cause)))
+    try {
+      return Promise.resolve(finish(pending))
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)))
+    }
   }
 }

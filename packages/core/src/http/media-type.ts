@@ -7,6 +7,8 @@ const UTF8_NAMES: ReadonlySet<string> = new Set(["utf-8", "utf8"])
  */
 export const isJsonMediaType = (header: string | undefined): boolean => {
   if (header === undefined) return false
+  // What nearly every client sends, settled without splitting.
+  if (header === "application/json") return true
   const [essence = "", ...parameters] = header.split(";")
   if (essence.trim().toLowerCase() !== "application/json") return false
   for (const parameter of parameters) {

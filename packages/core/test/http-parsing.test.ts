@@ -13,9 +13,10 @@ describe("readJson", () => {
       fc.property(fc.jsonValue(), (value) => {
         const text = JSON.stringify(value)
         const result = readJson(bytes(text))
-        // fc.jsonValue can nest deeper than our limit only rarely; such inputs must be refused, never thrown.
+        // fc.jsonValue rarely nests deeper than our limit, and sometimes uses a key such as "__proto__" (its strings
+        // favour them on purpose): those are refused with their reason, never thrown.
         if (result.ok) expect(result.value).toEqual(JSON.parse(text))
-        else expect(result.detail).toMatch(/deeper/)
+        else expect(result.detail).toMatch(/deeper|is not allowed/)
       })
     )
   })

@@ -1,5 +1,9 @@
-import { nodeBodyReader, requestPath, responsePayload } from "@accord/core/node"
+import { bodyFullyReceived, nodeBodyNow, nodeBodyReader, requestPath, responsePayload } from "@accord/core/node"
+import type { BodyReadResult } from "@accord/core"
 import { describe, expect, it } from "@effect/vitest"
+import { createServer, type IncomingMessage } from "node:http"
+import type { AddressInfo } from "node:net"
+import { connect } from "node:net"
 import { PassThrough } from "node:stream"
 
 const text = (bytes: Uint8Array): string => Buffer.from(bytes).toString("utf8")
@@ -76,6 +80,68 @@ describe("nodeBodyReader", () => {
     stream.end("{}")
     const result = await nodeBodyReader(stream)(10)
     expect(result._tag === "Read" && text(result.bytes)).toBe("{}")
+  })
+})
+
+interface Seen {
+  readonly now: BodyReadResult | undefined
+  readonly fullyReceived: boolean
+}
+
+/**
+ * Sends raw HTTP on one connection (each string one write, `pauseMs` apart) to a server that looks for the body a
+ * microtask after the request arrived, as the Node adapters do; resolves with what it saw per request and the raw
+ * answers.
+ */
+const exchange = async (writes: ReadonlyArray<string>, pauseMs = 0, consume?: (request: IncomingMessage) => void): Promise<{ seen: Array<Seen>; answers: string }> => {
+  const seen: Array<Seen> = []
+  const server = createServer((request, response) => {
+    consume?.(request)
+    void Promise.resolve().then(() => {
+      seen.push({ now: nodeBodyNow(request, request)(100), fullyReceived: bodyFullyReceived(request) })
+      response.end("ok")
+    })
+  })
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+  const socket = connect((server.address() as AddressInfo).port, "127.0.0.1")
+  let answers = ""
+  socket.on("data", (chunk: Buffer) => (answers += chunk.toString("latin1")))
+  for (const write of writes) {
+    socket.write(write)
+    await new Promise((resolve) => setTimeout(resolve, pauseMs))
+  }
+  await new Promise((resolve) => setTimeout(resolve, 50))
+  socket.destroy()
+  await new Promise((resolve) => server.close(resolve))
+  return { seen, answers }
+}
+
+const put = (body: string): string =>
+  `PUT /x HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`
+
+describe("nodeBodyNow", () => {
+  it("takes a body that came with its headers without waiting, and the connection stays usable", async () => {
+    const { seen, answers } = await exchange([put('{"a":1}') + put('{"b":2}')])
+    expect(seen.map(({ now }) => now?._tag === "Read" && text(now.bytes))).toEqual(['{"a":1}', '{"b":2}'])
+    expect(seen.every(({ fullyReceived }) => fullyReceived)).toBe(true)
+    // Both answered on the one connection, neither with Connection: close.
+    expect(answers.match(/HTTP\/1\.1 200/g)).toHaveLength(2)
+    expect(answers).not.toMatch(/connection: close/i)
+  })
+
+  it("is undefined while the body is still on its way, and for a chunked body", async () => {
+    const split = put('{"a":1}')
+    const late = await exchange([split.slice(0, -3), split.slice(-3)], 20)
+    expect(late.seen).toEqual([{ now: undefined, fullyReceived: false }])
+    const chunked = await exchange(["PUT /x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n"])
+    expect(chunked.seen.map(({ now }) => now)).toEqual([undefined])
+  })
+
+  it("leaves alone a body larger than the limit and one someone else is reading", async () => {
+    const large = await exchange([put("x".repeat(101))])
+    expect(large.seen.map(({ now }) => now)).toEqual([undefined])
+    const taken = await exchange([put('{"a":1}')], 0, (request) => request.on("data", () => {}))
+    expect(taken.seen.map(({ now }) => now)).toEqual([undefined])
   })
 })
 

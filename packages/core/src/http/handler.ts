@@ -47,18 +47,32 @@ const declaresBody = (request: HttpRequest): boolean => {
   return length !== undefined && Number(length) > 0
 }
 
-const MISSING_CREDENTIAL = problemOf(new Unauthenticated({ reason: "missing" }))
-const INVALID_CREDENTIAL = problemOf(new Unauthenticated({ reason: "invalid_token" }))
-const INSUFFICIENT_SCOPE = problemOf(new InsufficientScope())
-
 /** A step's result: its value, or the problem that answers the request. */
 type Outcome<A> = { readonly ok: true; readonly value: A } | { readonly ok: false; readonly problem: Problem }
+
+const MISSING_CREDENTIAL_OUTCOME: Outcome<never> = { ok: false, problem: problemOf(new Unauthenticated({ reason: "missing" })) }
+const INVALID_CREDENTIAL_OUTCOME: Outcome<never> = { ok: false, problem: problemOf(new Unauthenticated({ reason: "invalid_token" })) }
+const INSUFFICIENT_SCOPE_OUTCOME: Outcome<never> = { ok: false, problem: problemOf(new InsufficientScope()) }
 type Program = Effect.Effect<unknown, DomainError, AccordServices>
 /** Starts an operation's program once the caller is known. */
 type Start = (input: OperationRequest) => Program
 
+/** The credentials passed and the body is still on its way: the use case starts once `read` has it. */
+interface AwaitingBody {
+  readonly start: Start
+  readonly read: (limit: number) => Promise<BodyReadResult>
+}
+/** What a request's program ends with: the outcome, or (before any use case ran) waiting for the body. */
+type StepResult = Outcome<unknown> | { readonly awaiting: AwaitingBody }
+type Step = Effect.Effect<StepResult, DomainError, AccordServices>
+const isAwaiting = (result: StepResult): result is { readonly awaiting: AwaitingBody } => "awaiting" in result
+
+/** A program's outcome whose value is itself an outcome (a refusal decided inside the program). */
+const settle = <A>(outcome: Outcome<Outcome<A>>): Outcome<A> => (outcome.ok ? outcome.value : outcome)
+
 const NO_BODY: Outcome<unknown> = { ok: true, value: undefined }
 const refuse = (problem: Problem): Outcome<never> => ({ ok: false, problem })
+const succeed = <A>(value: A): Outcome<A> => ({ ok: true, value })
 
 /**
  * What the headers alone decide about a body, in CONTRACT's order: none to read, or refused by media type (415) or
@@ -162,49 +176,67 @@ export const makeHttpHandler = (options: HttpHandlerOptions): HttpHandler => {
   }
 
   /** After the authenticator: rate limit (429) and scope (403), then what the operation's program is started with. */
-  const grant = (access: Exclude<Operation["access"], { kind: "none" }>, authenticated: Outcome<Principal>): Outcome<Start> => {
-    if (!authenticated.ok) return authenticated
-    const principal = authenticated.value
+  const grant = (access: Exclude<Operation["access"], { kind: "none" }>, principal: Principal): Outcome<Start> => {
     const waitSeconds = rateLimit?.(principalKey(principal)) ?? 0
     if (waitSeconds > 0) return { ok: false, problem: problems.rateLimited(waitSeconds) }
     if (access.kind === "any") return { ok: true, value: (input) => access.run(principal, input) }
-    if (principal._tag !== "User") return { ok: false, problem: INSUFFICIENT_SCOPE }
+    if (principal._tag !== "User") return INSUFFICIENT_SCOPE_OUTCOME
     return { ok: true, value: (input) => access.run(principal.userId, input) }
   }
 
-  /** Credentials (401, 429, 403); a promise only when the authenticator really waits. */
-  const authorise = (access: Operation["access"], request: HttpRequest): Outcome<Start> | Promise<Outcome<Start>> => {
-    if (access.kind === "none") return { ok: true, value: access.run }
-    const credential = readCredential(header(request, "authorization"))
-    if (credential._tag === "Missing") return { ok: false, problem: MISSING_CREDENTIAL }
-    if (credential._tag === "Malformed") return { ok: false, problem: INVALID_CREDENTIAL }
-    const pending = run(Effect.flatMap(Authenticator, (authenticator) => authenticator.authenticate(credential.token)))
-    return pending instanceof Promise ? pending.then((authenticated) => grant(access, authenticated)) : grant(access, pending)
-  }
-
   /** With the body read (or refused): "required" (400), then the use case. */
-  const withBody = (operation: Operation, start: Start, params: OperationRequest["params"], read: Outcome<unknown>): Outcome<unknown> | Promise<Outcome<unknown>> => {
-    if (!read.ok) return read
-    if (read.value === undefined && operation.body?.required === true) return { ok: false, problem: problems.bodyRequired() }
-    return run(start({ params, body: read.value }))
+  const useCase = (operation: Operation, start: Start, params: OperationRequest["params"], read: Outcome<unknown>): Effect.Effect<Outcome<unknown>, DomainError, AccordServices> => {
+    if (!read.ok) return Effect.succeed(read)
+    if (read.value === undefined && operation.body?.required === true) return Effect.succeed(refuse(problems.bodyRequired()))
+    return Effect.map(start({ params, body: read.value }), succeed)
   }
 
-  /** Once the caller is known: the body (read only now), then the use case. One promise, for the read itself. */
-  const afterCredentials = (operation: Operation, request: HttpRequest, params: OperationRequest["params"], authorised: Outcome<Start>): Outcome<unknown> | Promise<Outcome<unknown>> => {
-    if (!authorised.ok) return authorised
-    const start = authorised.value
-    if (operation.body === undefined) return run(start({ params, body: undefined }))
+  /**
+   * After the credentials: the body, then the use case, in the same program when the body needs no wait (decided by
+   * the headers, or already arrived in full); otherwise the program ends awaiting it, since the read is the adapter's
+   * I/O, not an Effect.
+   */
+  const afterCredentials = (operation: Operation, request: HttpRequest, params: OperationRequest["params"], start: Start): Step => {
+    if (operation.body === undefined) return useCase(operation, start, params, NO_BODY)
     const decided = bodyByHeaders(request, limit)
-    if (decided !== undefined || request.readBody === undefined) return withBody(operation, start, params, decided ?? NO_BODY)
-    return request.readBody(limit).then((result) => withBody(operation, start, params, parseBody(result, limit)))
+    if (decided !== undefined) return useCase(operation, start, params, decided)
+    const arrived = request.readBodyNow?.(limit)
+    if (arrived !== undefined) return useCase(operation, start, params, parseBody(arrived, limit))
+    const read = request.readBody
+    return read === undefined ? useCase(operation, start, params, NO_BODY) : Effect.succeed({ awaiting: { start, read } })
   }
 
-  /** The life of an API request after routing: credentials, then the body, then the use case. */
+  /**
+   * The life of an API request after routing: credentials (401, 429, 403), then the body (415, 413, 400), then the
+   * use case. Usually one fiber runs it all; a body still on its way is awaited, then a second fiber runs the use case.
+   * A request without a usable credential is refused in plain code, with no fiber.
+   */
   const runOperation = (operation: Operation, request: HttpRequest, params: OperationRequest["params"]): Outcome<unknown> | Promise<Outcome<unknown>> => {
-    const authorised = authorise(operation.access, request)
-    return authorised instanceof Promise
-      ? authorised.then((granted) => afterCredentials(operation, request, params, granted))
-      : afterCredentials(operation, request, params, authorised)
+    const access = operation.access
+    let program: Step
+    if (access.kind === "none") program = Effect.suspend(() => afterCredentials(operation, request, params, access.run))
+    else {
+      const credential = readCredential(header(request, "authorization"))
+      if (credential._tag === "Missing") return MISSING_CREDENTIAL_OUTCOME
+      if (credential._tag === "Malformed") return INVALID_CREDENTIAL_OUTCOME
+      program = Effect.flatMap(Authenticator, (authenticator) =>
+        Effect.flatMap(authenticator.authenticate(credential.token), (principal) => {
+          const granted = grant(access, principal)
+          return granted.ok ? afterCredentials(operation, request, params, granted.value) : Effect.succeed(granted)
+        })
+      )
+    }
+    const continueWith = (first: Outcome<StepResult>): Outcome<unknown> | Promise<Outcome<unknown>> => {
+      if (!first.ok) return first
+      if (!isAwaiting(first.value)) return first.value
+      const { start, read } = first.value.awaiting
+      return read(limit).then((result) => {
+        const outcome = run(useCase(operation, start, params, parseBody(result, limit)))
+        return outcome instanceof Promise ? outcome.then(settle) : settle(outcome)
+      })
+    }
+    const first = run(program)
+    return first instanceof Promise ? first.then(continueWith) : continueWith(first)
   }
 
   interface Answer {

@@ -36,7 +36,6 @@ export interface RouteInput<E> {
   readonly endpoints: ReadonlyMap<string, E>
 }
 
-const withoutTrailingSlash = (path: string): string => (path.endsWith("/") ? path.slice(0, -1) : path)
 
 const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 

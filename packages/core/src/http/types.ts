@@ -34,6 +34,11 @@ export interface HttpRequest {
   readonly headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
   /** Reads at most `limit` bytes of the body; reports TooLarge as soon as more arrive. Absent: no body at all. */
   readonly readBody?: (limit: number) => Promise<BodyReadResult>
+  /**
+   * The body without waiting, when it has already arrived in full (as small bodies do, with the headers); undefined
+   * when it has not, and `readBody` then waits for it. Called, like `readBody`, only after the credentials passed.
+   */
+  readonly readBodyNow?: (limit: number) => BodyReadResult | undefined
 }
 
 /** A transport-neutral response; adapters write it as it is (status, every header, body bytes). */

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from "node:http"
 import type { Readable } from "node:stream"
 import type { BodyReadResult } from "../http/types.js"
 
@@ -45,3 +46,28 @@ export const nodeBodyReader =
       // A stream paused explicitly (pause()) does not start flowing when a 'data' listener is added.
       stream.resume()
     })
+
+/** Requests whose body `nodeBodyNow` took whole, possibly before Node marked them complete. */
+const takenWhole = new WeakSet<IncomingMessage>()
+
+/**
+ * The `readBodyNow` of an `HttpRequest` over a Node request: the body without waiting when all the bytes its
+ * Content-Length declares are already buffered (a small body comes in the packet that brought the headers) and nobody
+ * else has started reading it; otherwise undefined, and `nodeBodyReader` waits for it. Chunked bodies always wait.
+ */
+export const nodeBodyNow =
+  (request: IncomingMessage, stream: Readable) =>
+  (limit: number): BodyReadResult | undefined => {
+    if (stream !== request || request.readableFlowing === true || request.readableEnded || request.destroyed) return undefined
+    const declared = request.headers["content-length"]
+    if (declared === undefined || request.headers["transfer-encoding"] !== undefined) return undefined
+    const length = Number(declared)
+    if (length > limit || request.readableLength !== length) return undefined
+    const chunk: unknown = request.read(length)
+    if (!(chunk instanceof Uint8Array)) return undefined
+    takenWhole.add(request)
+    return { _tag: "Read", bytes: chunk }
+  }
+
+/** True once the request's body is no longer on the connection: Node has parsed all of it, or it was taken whole. */
+export const bodyFullyReceived = (request: IncomingMessage): boolean => request.complete || takenWhole.has(request)

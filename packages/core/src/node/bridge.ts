@@ -2,14 +2,18 @@ import type { IncomingMessage, ServerResponse } from "node:http"
 import type { Readable } from "node:stream"
 import { makeHttpHandler } from "../http/handler.js"
 import type { HttpHandler, HttpHandlerOptions, HttpRequest, HttpResponse } from "../http/types.js"
-import { nodeBodyReader } from "./body-reader.js"
+import { bodyFullyReceived, nodeBodyNow, nodeBodyReader } from "./body-reader.js"
 import { loadDocsAssets } from "./docs-assets.js"
 
 // What both Node adapters do to translate between a framework's request/response and the core's neutral ones.
 
 /** `makeHttpHandler` for Node adapters: unless `docs` is given, `/docs` serves the UI files of swagger-ui-dist. */
-export const makeNodeHttpHandler = (options: HttpHandlerOptions): HttpHandler =>
-  makeHttpHandler({ ...options, docs: options.docs ?? loadDocsAssets() })
+export const makeNodeHttpHandler = (options: HttpHandlerOptions): HttpHandler => {
+  const handler = makeHttpHandler({ ...options, docs: options.docs ?? loadDocsAssets() })
+  // Started a microtask later, when Node has handed over the rest of the packet that brought the headers: a small
+  // body is then already buffered in full and read without waiting (`readBodyNow`).
+  return (request) => Promise.resolve(request).then(handler)
+}
 
 /**
  * The raw path of a request target: the query (and a stray fragment) cut off, still percent-encoded. An
@@ -31,7 +35,8 @@ export const toHttpRequest = (request: IncomingMessage, body: Readable = request
   method: request.method ?? "GET",
   path: requestPath(request.url ?? "/"),
   headers: request.headers,
-  readBody: nodeBodyReader(body)
+  readBody: nodeBodyReader(body),
+  readBodyNow: nodeBodyNow(request, body)
 })
 
 /**
@@ -40,7 +45,7 @@ export const toHttpRequest = (request: IncomingMessage, body: Readable = request
  * taken for the next request, or stall it. Node then sends `Connection: close` and closes after the response.
  */
 export const closeIfBodyUnread = (request: IncomingMessage, response: ServerResponse): void => {
-  if (!request.complete && !response.headersSent) response.shouldKeepAlive = false
+  if (!bodyFullyReceived(request) && !response.headersSent) response.shouldKeepAlive = false
 }
 
 /**

@@ -18,7 +18,7 @@ export interface PaymentMethod {
 }
 
 /** Set-default body: `{}` or `{"is_default": true}`; no body at all counts as `{}`. */
-export const SetDefaultBody = Schema.Struct({ is_default: Schema.optional(OnlyTrue) }).annotations({
+export const SetDefaultBody = Schema.Struct({ is_default: Schema.optionalWith(OnlyTrue, { exact: true }) }).annotations({
   identifier: "PaymentMethodUpdate"
 })
 

@@ -23,25 +23,27 @@ export const defaultPreferenceValues = {
 
 
 /** Read-only fields: accepted whatever their type or value, then ignored. */
-const ReadOnly = Schema.optional(
+const ReadOnly = Schema.optionalWith(
   Schema.declare((_: unknown): _ is unknown => true, {
     identifier: "ReadOnlyField",
     jsonSchema: {
       type: ["string", "number", "boolean", "object", "array", "null"],
       description: "read-only: accepted whatever its value, and ignored"
     }
-  })
+  }),
+  { exact: true }
 )
 
 /**
  * The PUT body, in wire form (snake_case). Every field is optional (merge semantics); unknown fields are rejected
- * by the decoder's `onExcessProperty: "error"`.
+ * by the decoder's `onExcessProperty: "error"`. Exact optionals: JSON has no `undefined`, and without it a field is
+ * decoded by its own schema rather than by a union with `undefined` (half the decoding work and allocation).
  */
 export const PreferencesPatchBody = Schema.Struct({
   id: ReadOnly,
-  language: Schema.optional(LanguageTag),
-  timezone: Schema.optional(TimezoneOffset),
-  mfa_enabled: Schema.optional(StrictBoolean),
+  language: Schema.optionalWith(LanguageTag, { exact: true }),
+  timezone: Schema.optionalWith(TimezoneOffset, { exact: true }),
+  mfa_enabled: Schema.optionalWith(StrictBoolean, { exact: true }),
   created_at: ReadOnly,
   updated_at: ReadOnly
 }).annotations({ identifier: "PreferencesUpdate" })

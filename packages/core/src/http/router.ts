@@ -36,7 +36,6 @@ export interface RouteInput<E> {
   readonly endpoints: ReadonlyMap<string, E>
 }
 
-
 const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 
 export const compileRouter = <E>(routes: ReadonlyArray<RouteInput<E>>) => {

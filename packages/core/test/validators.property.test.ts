@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either } from "effect"
+import { Effect, Either, Schema } from "effect"
 import fc from "fast-check"
 import {
   decoderFor,
@@ -235,5 +235,26 @@ describe("decode never throws", () => {
         }
       )
     )
+  })
+})
+
+describe("unknown fields", () => {
+  it("are refused next to the known fields' issues, one per field, sorted by pointer", () => {
+    expect(outcomeOf(decodePreferences, { zone: 1, timezone: 7, a: null, language: "en" })).toEqual([
+      ["/a", "unknown_field"],
+      ["/timezone", "invalid_format"],
+      ["/zone", "unknown_field"]
+    ])
+    expect(outcomeOf(decodeSetDefault, { is_default: true, extra: 1 })).toEqual([["/extra", "unknown_field"]])
+    expect(outcomeOf(decodePlanEntry, { email: "a@example.com", password: "correct horse battery", role: "admin" })).toEqual([
+      ["/role", "unknown_field"]
+    ])
+  })
+
+  it("are refused at any depth of a struct that nests one (Schema's own check)", () => {
+    const decodeNested = decoderFor(Schema.Struct({ inner: Schema.Struct({ a: Schema.Number }) }))
+    expect(outcomeOf(decodeNested, { inner: { a: 1, b: 2 } })).toEqual([["/inner/b", "unknown_field"]])
+    expect(outcomeOf(decodeNested, { inner: { a: 1 }, c: 3 })).toEqual([["/c", "unknown_field"]])
+    expect(outcomeOf(decodeNested, { inner: { a: 1 } })).toBe("ok")
   })
 })

@@ -10,6 +10,15 @@ const methodsOf = (state: PaymentMethodsState, userId: UserId): ReadonlyArray<Pa
 
 const notFound = new NotFound({ resource: "payment_method" })
 
+/** A copy with the default flag changed; a literal rather than a spread, since every set-default writes one or two. */
+const withDefault = (method: PaymentMethod, isDefault: boolean, now: Date): PaymentMethod => ({
+  id: method.id,
+  userId: method.userId,
+  isDefault,
+  createdAt: method.createdAt,
+  updatedAt: now
+})
+
 /**
  * Makes `id` the user's only default in one state transition: there is no state in which the old default is still
  * set and the new one is too, nor one with neither when a default existed.
@@ -24,10 +33,8 @@ const setDefaultIn = (
   const target = methods.find((method) => method.id === id)
   if (target === undefined) return [Either.left(notFound), state]
   if (target.isDefault) return [Either.right(target), state]
-  const chosen: PaymentMethod = { ...target, isDefault: true, updatedAt: now }
-  const next = methods.map((method) =>
-    method.id === id ? chosen : method.isDefault ? { ...method, isDefault: false, updatedAt: now } : method
-  )
+  const chosen = withDefault(target, true, now)
+  const next = methods.map((method) => (method.id === id ? chosen : method.isDefault ? withDefault(method, false, now) : method))
   return [Either.right(chosen), { ...state, byUser: HashMap.set(state.byUser, userId, next) }]
 }
 

@@ -137,11 +137,13 @@ describe("nodeBodyNow", () => {
     expect(chunked.seen.map(({ now }) => now)).toEqual([undefined])
   })
 
-  it("leaves alone a body larger than the limit and one someone else is reading", async () => {
+  it("leaves alone a body larger than the limit, one someone else is reading, and one read as text", async () => {
     const large = await exchange([put("x".repeat(101))])
     expect(large.seen.map(({ now }) => now)).toEqual([undefined])
     const taken = await exchange([put('{"a":1}')], 0, (request) => request.on("data", () => {}))
     expect(taken.seen.map(({ now }) => now)).toEqual([undefined])
+    const decoded = await exchange([put('{"a":1}')], 0, (request) => request.setEncoding("utf8"))
+    expect(decoded.seen.map(({ now }) => now)).toEqual([undefined])
   })
 })
 

@@ -59,6 +59,8 @@ export const nodeBodyNow =
   (request: IncomingMessage, stream: Readable) =>
   (limit: number): BodyReadResult | undefined => {
     if (stream !== request || request.readableFlowing === true || request.readableEnded || request.destroyed) return undefined
+    // A host that set an encoding gets strings from read(); leave such a stream to the reader that handles them.
+    if (request.readableEncoding !== null) return undefined
     const declared = request.headers["content-length"]
     if (declared === undefined || request.headers["transfer-encoding"] !== undefined) return undefined
     const length = Number(declared)

@@ -258,3 +258,11 @@ describe("unknown fields", () => {
     expect(outcomeOf(decodeNested, { inner: { a: 1 } })).toBe("ok")
   })
 })
+
+describe("unknown fields inside a field parsed from text", () => {
+  it("are refused too (a transformation's decoded side is a struct)", () => {
+    const decodeParsed = decoderFor(Schema.Struct({ meta: Schema.parseJson(Schema.Struct({ a: Schema.Number })) }))
+    expect(outcomeOf(decodeParsed, { meta: '{"a":1,"b":2}' })).toEqual([["/meta/b", "unknown_field"]])
+    expect(outcomeOf(decodeParsed, { meta: '{"a":1}' })).toBe("ok")
+  })
+})

@@ -90,7 +90,8 @@ const mayHoldObject = (ast: SchemaAST.AST): boolean => {
     case "Refinement":
       return mayHoldObject(ast.from)
     case "Transformation":
-      return mayHoldObject(ast.from)
+      // Either side: a string parsed into a struct (Schema.parseJson) holds an object too.
+      return mayHoldObject(ast.from) || mayHoldObject(ast.to)
     case "Union":
       return ast.types.some(mayHoldObject)
     case "Declaration":

@@ -292,15 +292,16 @@ export const makeHttpHandler = (options: HttpHandlerOptions): HttpHandler => {
       })
       return outcome.response
     }
-    let pending: Answer | Promise<Answer>
+    // No async function here: a request answered without waiting costs no extra promise turns. Only a host's own
+    // callback (onResponse, onInternalError) throwing makes the promise reject, as it did from an async function.
     try {
-      pending = answer(request, requestId)
-    } catch (cause) {
-      pending = internalError(cause)
-    }
-    // No async function here: a request answered without waiting costs no extra promise turns.
-    if (pending instanceof Promise) return pending.then(finish, (cause: unknown) => finish(internalError(cause)))
-    try {
+      let pending: Answer | Promise<Answer>
+      try {
+        pending = answer(request, requestId)
+      } catch (cause) {
+        pending = internalError(cause)
+      }
+      if (pending instanceof Promise) return pending.then(finish, (cause: unknown) => finish(internalError(cause)))
       return Promise.resolve(finish(pending))
     } catch (error) {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)))

@@ -1,0 +1,59 @@
+import {
+  Authenticator,
+  makeHttpHandler,
+  PasswordHasher,
+  PaymentMethods,
+  PlanEntries,
+  PreferencesStore,
+  StoreAdmin,
+  type AccordRuntime
+} from "@accord/core"
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Layer, ManagedRuntime } from "effect"
+
+// Every port dies: whatever the handler runs is a defect, answered as a 500 and reported to onInternalError.
+const broken = (): Effect.Effect<never> => Effect.die(new Error("broken port"))
+const runtime: AccordRuntime = ManagedRuntime.make(
+  Layer.mergeAll(
+    Layer.succeed(Authenticator, Authenticator.of({ authenticate: broken })),
+    Layer.succeed(PlanEntries, PlanEntries.of({ insertIfAbsent: broken, findByEmailKey: broken })),
+    Layer.succeed(PreferencesStore, PreferencesStore.of({ getOrCreate: broken, update: broken })),
+    Layer.succeed(PaymentMethods, PaymentMethods.of({ listByUser: broken, setDefault: broken })),
+    Layer.succeed(StoreAdmin, StoreAdmin.of({ loadSeed: broken, ping: broken() })),
+    Layer.succeed(PasswordHasher, PasswordHasher.of({ hash: broken, verify: broken }))
+  )
+)
+
+const health = { method: "GET", path: "/api/health", headers: {} }
+
+describe("the handler and its host's callbacks", () => {
+  it("answers a defect with a 500 and reports it with the request id", async () => {
+    const reported: Array<string> = []
+    const handler = makeHttpHandler({ runtime, onInternalError: (requestId) => reported.push(requestId) })
+    const response = await handler(health)
+    expect(response.status).toBe(500)
+    expect(reported).toEqual([response.headers["x-request-id"]])
+  })
+
+  it("returns a rejected promise, never throws, when a host callback throws", async () => {
+    const throwing = makeHttpHandler({
+      runtime,
+      onInternalError: () => {
+        throw new Error("host logger down")
+      }
+    })
+    let answer: Promise<unknown> | undefined
+    expect(() => (answer = throwing(health))).not.toThrow()
+    await expect(answer).rejects.toThrow("host logger down")
+
+    const throwingLog = makeHttpHandler({
+      runtime,
+      onResponse: () => {
+        throw new Error("host log down")
+      }
+    })
+    let logged: Promise<unknown> | undefined
+    expect(() => (logged = throwingLog({ method: "GET", path: "/elsewhere", headers: {} }))).not.toThrow()
+    await expect(logged).rejects.toThrow("host log down")
+  })
+})

@@ -1,28 +1,26 @@
 import { Schema } from "effect"
+import { boundedMemo } from "./bounded-memo.js"
 import { issue } from "./field-issue.js"
 
 const MAX_LENGTH = 35
 
 const INVALID = ""
-const CACHE_LIMIT = 512
-/** Tag as sent -> canonical tag, or INVALID. Bounded; only tags that passed the length checks get here. */
-const canonicalTags = new Map<string, string>()
 
 /**
  * `Intl.getCanonicalLocales` costs microseconds per call and is pure, and the same few tags arrive again and again,
- * so its recent answers are kept (the decoder asks twice per tag: once to check it, once to transform it).
+ * so its recent answers are kept (the decoder asks twice per tag: once to check it, once to transform it). Only tags
+ * that passed the length checks get here.
  */
-const canonicalise = (tag: string): string | undefined => {
-  let canonical = canonicalTags.get(tag)
-  if (canonical === undefined) {
-    try {
-      canonical = Intl.getCanonicalLocales(tag)[0] ?? INVALID
-    } catch {
-      canonical = INVALID
-    }
-    if (canonicalTags.size >= CACHE_LIMIT) canonicalTags.clear()
-    canonicalTags.set(tag, canonical)
+const canonicalOrInvalid = boundedMemo(512, (tag: string): string => {
+  try {
+    return Intl.getCanonicalLocales(tag)[0] ?? INVALID
+  } catch {
+    return INVALID
   }
+})
+
+const canonicalise = (tag: string): string | undefined => {
+  const canonical = canonicalOrInvalid(tag)
   return canonical === INVALID ? undefined : canonical
 }
 

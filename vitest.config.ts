@@ -10,6 +10,9 @@ export default defineConfig({
   ssr: { resolve: { conditions } },
   test: {
     include: ["packages/*/test/**/*.test.ts", "examples/*/test/**/*.test.ts", "docs/examples/**/*.test.ts"],
+    // Vitest 5 clears every mock before each test by default; the README example tests record a call at import time
+    // and assert it in a test, as they did under Vitest 3.
+    clearMocks: false,
     testTimeout: 30_000,
     hookTimeout: 60_000
   }

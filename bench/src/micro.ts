@@ -61,8 +61,8 @@ const main = async (): Promise<void> => {
     if (Exit.isFailure(exit)) throw new Error(`the benchmarked program failed: ${Cause.pretty(exit.cause)}`)
     return exit.value
   }
-  // As `decoderFor` runs it: unknown fields are found by a set lookup beforehand, so no excess-property option.
-  const decodePatch = Schema.decodeUnknownEither(PreferencesPatchBody, { errors: "all" })
+  // As `decoderFor` runs it: every field checked, unknown fields refused.
+  const decodePatch = Schema.decodeUnknownExit(PreferencesPatchBody, { errors: "all", onExcessProperty: "error" })
   const token = userToken(0)
   const bodyBytes = new TextEncoder().encode(JSON.stringify(patches[0]))
 

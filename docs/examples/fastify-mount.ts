@@ -1,5 +1,5 @@
 import Fastify from "fastify"
-import { Either, Layer, ManagedRuntime } from "effect"
+import { Layer, ManagedRuntime, Result } from "effect"
 import { ScryptPasswordHasherLive } from "@accord/core/node"
 import { MemoryStoreLive } from "@accord/store-memory"
 import { JwtAuthenticatorLive, jwtConfigFromEnv } from "@accord/auth-jwt"
@@ -7,7 +7,7 @@ import { accordPlugin } from "@accord/adapter-fastify"
 
 // The settings of the server CLI's --auth jwt: JWT_SECRET or JWKS_URL, JWT_ISSUER, JWT_AUDIENCE, and the optional
 // ones. A bad setting throws a JwtConfigError naming the variable (never a secret) before anything starts.
-const jwt = Either.getOrThrowWith(jwtConfigFromEnv(process.env), (error) => error)
+const jwt = Result.getOrThrowWith(jwtConfigFromEnv(process.env), (error) => error)
 const runtime = ManagedRuntime.make(Layer.mergeAll(MemoryStoreLive, JwtAuthenticatorLive(jwt), ScryptPasswordHasherLive()))
 
 export const app = Fastify()

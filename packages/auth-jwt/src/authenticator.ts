@@ -1,5 +1,5 @@
 import { Authenticator, ClientId, Principal, Unauthenticated, Unavailable, UserId } from "@accord/core"
-import { Clock, Effect, Either, Layer, Option, Schema } from "effect"
+import { Clock, Effect, Layer, Option, Result, Schema } from "effect"
 import {
   createLocalJWKSet,
   createRemoteJWKSet,
@@ -93,7 +93,7 @@ export const principalOf = (payload: JWTPayload, client: JwtClientRule | undefin
     : Option.map(decodeUserId(payload.sub), (userId) => Principal.User({ userId }))
 
 /** Builds the authenticator service from a checked configuration. */
-export const makeJwtAuthenticator = (config: ResolvedJwtConfig): Authenticator["Type"] => {
+export const makeJwtAuthenticator = (config: ResolvedJwtConfig): Authenticator["Service"] => {
   const verify = verifyWith(keyOf(config.key))
   const retryAfterSeconds = config.key._tag === "RemoteJwks" ? config.key.retryAfterSeconds : 5
   const baseOptions: JWTVerifyOptions = {
@@ -118,7 +118,7 @@ export const makeJwtAuthenticator = (config: ResolvedJwtConfig): Authenticator["
         Effect.flatMap((millis) =>
           Effect.tryPromise({ try: () => verify(token, { ...baseOptions, currentDate: new Date(millis) }), catch: (error) => error })
         ),
-        Effect.catchAll(classify),
+        Effect.catch(classify),
         Effect.flatMap((payload) =>
           Option.match(principalOf(payload, config.client), { onNone: () => Effect.fail(invalidToken), onSome: Effect.succeed })
         )
@@ -132,6 +132,6 @@ export const makeJwtAuthenticator = (config: ResolvedJwtConfig): Authenticator["
  * Throws a `JwtConfigError` at once when the configuration cannot work.
  */
 export const JwtAuthenticatorLive = (config: JwtAuthConfig): Layer.Layer<Authenticator> => {
-  const resolved = Either.getOrThrowWith(resolveJwtConfig(config), (error) => error)
+  const resolved = Result.getOrThrowWith(resolveJwtConfig(config), (error) => error)
   return Layer.sync(Authenticator, () => makeJwtAuthenticator(resolved))
 }

@@ -1,4 +1,4 @@
-import { Data, Either, Redacted } from "effect"
+import { Data, Redacted, Result } from "effect"
 import type { JSONWebKeySet } from "jose"
 
 /** Where verification keys come from: exactly one of a shared secret, a JWKS URL or a key set held in memory. */
@@ -103,29 +103,29 @@ export interface ResolvedJwtConfig {
   readonly client: JwtClientRule | undefined
 }
 
-const fail = (setting: JwtSetting, message: string) => Either.left(new JwtConfigError({ setting, message }))
+const fail = (setting: JwtSetting, message: string) => Result.fail(new JwtConfigError({ setting, message }))
 
 const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"])
 
 const nonEmptyList = (setting: "issuer" | "audience", value: string | ReadonlyArray<string> | undefined) => {
-  if (value === undefined) return Either.right(undefined)
+  if (value === undefined) return Result.succeed(undefined)
   const list = typeof value === "string" ? [value] : value
   if (list.length === 0 || list.some((item) => item.length === 0)) return fail(setting, `the JWT ${setting} must not be empty`)
-  return Either.right(list)
+  return Result.succeed(list)
 }
 
 const isNonNegativeInteger = (value: number) => Number.isSafeInteger(value) && value >= 0
 
-const resolveKey = (key: JwtKeySource): Either.Either<ResolvedJwtConfig["key"], JwtConfigError> => {
+const resolveKey = (key: JwtKeySource): Result.Result<ResolvedJwtConfig["key"], JwtConfigError> => {
   if ("secret" in key) {
     const secret = new TextEncoder().encode(Redacted.isRedacted(key.secret) ? Redacted.value(key.secret) : key.secret)
     return secret.length < MIN_SECRET_BYTES
       ? fail("key", `the JWT secret must be at least ${MIN_SECRET_BYTES} bytes (it has ${secret.length})`)
-      : Either.right({ _tag: "Secret", secret })
+      : Result.succeed({ _tag: "Secret", secret })
   }
   if ("jwks" in key) {
     return Array.isArray(key.jwks.keys) && key.jwks.keys.length > 0
-      ? Either.right({ _tag: "LocalJwks", jwks: key.jwks })
+      ? Result.succeed({ _tag: "LocalJwks", jwks: key.jwks })
       : fail("key", "the JWKS must have a non-empty `keys` array")
   }
   let url: URL
@@ -146,12 +146,12 @@ const resolveKey = (key: JwtKeySource): Either.Either<ResolvedJwtConfig["key"], 
   }
   const invalid = Object.entries(timings).find(([, value]) => !isNonNegativeInteger(value))
   if (invalid !== undefined) return fail("key", `${invalid[0]} must be a non-negative integer`)
-  return Either.right({ _tag: "RemoteJwks", url, ...timings })
+  return Result.succeed({ _tag: "RemoteJwks", url, ...timings })
 }
 
 /** Checks a configuration and fills in the defaults. */
-export const resolveJwtConfig = (config: JwtAuthConfig): Either.Either<ResolvedJwtConfig, JwtConfigError> =>
-  Either.gen(function* () {
+export const resolveJwtConfig = (config: JwtAuthConfig): Result.Result<ResolvedJwtConfig, JwtConfigError> =>
+  Result.gen(function* () {
     const key = yield* resolveKey(config.key)
     const family = key._tag === "Secret" ? HMAC_ALGORITHMS : ASYMMETRIC_ALGORITHMS
     const algorithms = config.algorithms ?? family
@@ -196,8 +196,8 @@ export type JwtEnv = Readonly<Record<string, string | undefined>>
  * - `JWT_CLOCK_TOLERANCE_S`: optional integer seconds, default 5.
  * Empty values count as unset. The result still goes through `resolveJwtConfig`, so every error shows here.
  */
-export const jwtConfigFromEnv = (env: JwtEnv): Either.Either<JwtAuthConfig, JwtConfigError> =>
-  Either.gen(function* () {
+export const jwtConfigFromEnv = (env: JwtEnv): Result.Result<JwtAuthConfig, JwtConfigError> =>
+  Result.gen(function* () {
     const read = (name: string) => {
       const value = env[name]?.trim()
       return value === undefined || value === "" ? undefined : value
@@ -245,7 +245,7 @@ export const jwtConfigFromEnv = (env: JwtEnv): Either.Either<JwtAuthConfig, JwtC
       clockTolerance: "JWT_CLOCK_TOLERANCE_S",
       client: "JWT_CLIENT_CLAIM / JWT_CLIENT_SCOPE"
     }
-    yield* Either.mapLeft(resolveJwtConfig(config), (error) =>
+    yield* Result.mapError(resolveJwtConfig(config), (error) =>
       new JwtConfigError({ setting: error.setting, message: `${variables[error.setting]}: ${error.message}` })
     )
     return config

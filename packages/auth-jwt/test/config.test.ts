@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Either, Redacted } from "effect"
+import { Redacted, Result } from "effect"
 import { jwtConfigFromEnv, resolveJwtConfig, type JwtAuthConfig, type JwtEnv } from "@accord/auth-jwt"
 import { AUDIENCE, ISSUER, SECRET } from "./helpers.js"
 
@@ -7,14 +7,14 @@ const base: JwtEnv = { JWT_ISSUER: ISSUER, JWT_AUDIENCE: AUDIENCE }
 
 const configOf = (env: JwtEnv): JwtAuthConfig => {
   const result = jwtConfigFromEnv(env)
-  if (Either.isLeft(result)) throw new Error(`unexpected: ${result.left.message}`)
-  return result.right
+  if (Result.isFailure(result)) throw new Error(`unexpected: ${result.failure.message}`)
+  return result.success
 }
 
 const errorOf = (env: JwtEnv): { setting: string; message: string } => {
   const result = jwtConfigFromEnv(env)
-  if (Either.isRight(result)) throw new Error("expected a configuration error")
-  return { setting: result.left.setting, message: result.left.message }
+  if (Result.isSuccess(result)) throw new Error("expected a configuration error")
+  return { setting: result.failure.setting, message: result.failure.message }
 }
 
 describe("jwtConfigFromEnv", () => {
@@ -86,10 +86,10 @@ describe("jwtConfigFromEnv", () => {
 
 describe("resolveJwtConfig", () => {
   it("defaults: 5 s tolerance, the HMAC family for a secret, the asymmetric family for a key set", () => {
-    const secret = Either.getOrThrow(resolveJwtConfig({ key: { secret: SECRET } }))
+    const secret = Result.getOrThrow(resolveJwtConfig({ key: { secret: SECRET } }))
     expect(secret.clockToleranceSeconds).toBe(5)
     expect(secret.algorithms).toEqual(["HS256", "HS384", "HS512"])
-    const remote = Either.getOrThrow(resolveJwtConfig({ key: { jwksUrl: "http://127.0.0.1:1/jwks" } }))
+    const remote = Result.getOrThrow(resolveJwtConfig({ key: { jwksUrl: "http://127.0.0.1:1/jwks" } }))
     expect(remote.algorithms).toContain("ES256")
     expect(remote.algorithms).not.toContain("HS256")
     expect(remote.key).toMatchObject({ _tag: "RemoteJwks", cooldownMs: 30_000, cacheMaxAgeMs: 600_000, timeoutMs: 5_000 })
@@ -97,10 +97,10 @@ describe("resolveJwtConfig", () => {
 
   it("http is allowed for loopback hosts only", () => {
     for (const url of ["http://localhost:8080/jwks", "http://127.0.0.1/jwks", "http://[::1]:9/jwks"]) {
-      expect(Either.isRight(resolveJwtConfig({ key: { jwksUrl: url } }))).toBe(true)
+      expect(Result.isSuccess(resolveJwtConfig({ key: { jwksUrl: url } }))).toBe(true)
     }
     for (const url of ["http://127.0.0.1.nip.io/jwks", "ftp://idp.example/jwks", "file:///etc/jwks.json"]) {
-      expect(Either.isLeft(resolveJwtConfig({ key: { jwksUrl: url } }))).toBe(true)
+      expect(Result.isFailure(resolveJwtConfig({ key: { jwksUrl: url } }))).toBe(true)
     }
   })
 
@@ -116,6 +116,6 @@ describe("resolveJwtConfig", () => {
       { key: { jwksUrl: "https://idp.example/jwks", cooldownMs: -1 } },
       { key: { jwksUrl: "https://idp.example/jwks", timeoutMs: Number.NaN } }
     ]
-    for (const config of refused) expect(Either.isLeft(resolveJwtConfig(config))).toBe(true)
+    for (const config of refused) expect(Result.isFailure(resolveJwtConfig(config))).toBe(true)
   })
 })

@@ -1,5 +1,5 @@
 import { Authenticator, type Principal, type Unauthenticated, type Unavailable } from "@accord/core"
-import { Effect, type Either } from "effect"
+import { Effect, type Result } from "effect"
 import { base64url, SignJWT, type CryptoKey, type JWTPayload } from "jose"
 import { JwtAuthenticatorLive, type JwtAuthConfig } from "@accord/auth-jwt"
 
@@ -31,28 +31,28 @@ export const secretKey = new TextEncoder().encode(SECRET)
 export const forge = (header: object, payload: object, signature = "c2lnbmF0dXJl"): string =>
   `${base64url.encode(JSON.stringify(header))}.${base64url.encode(JSON.stringify(payload))}.${signature}`
 
-/** Runs one authentication through a fresh layer built from `config`, outcome as an Either. */
+/** Runs one authentication through a fresh layer built from `config`, outcome as a Result. */
 export const authenticateWith = (
   config: JwtAuthConfig,
   token: string
-): Effect.Effect<Either.Either<Principal, Unauthenticated | Unavailable>> =>
-  Effect.either(Effect.flatMap(Authenticator, (authenticator) => authenticator.authenticate(token))).pipe(
+): Effect.Effect<Result.Result<Principal, Unauthenticated | Unavailable>> =>
+  Effect.result(Effect.flatMap(Authenticator, (authenticator) => authenticator.authenticate(token))).pipe(
     Effect.provide(JwtAuthenticatorLive(config))
   )
 
 /** An authenticator service built once, for tests that need jose's key-set cache to persist across calls. */
-export const buildAuthenticator = (config: JwtAuthConfig): Promise<Authenticator["Type"]> =>
+export const buildAuthenticator = (config: JwtAuthConfig): Promise<Authenticator["Service"]> =>
   Effect.runPromise(Effect.provide(Authenticator, JwtAuthenticatorLive(config)))
 
 export const secretConfig: JwtAuthConfig = { key: { secret: SECRET }, issuer: ISSUER, audience: AUDIENCE }
 
 /** An outcome as one readable string: `user:<id>`, `client:<id>`, `invalid_token`, `missing` or `unavailable:<reason>`. */
-export const describeOutcome = (outcome: Either.Either<Principal, Unauthenticated | Unavailable>): string => {
-  if (outcome._tag === "Right") {
-    const principal = outcome.right
+export const describeOutcome = (outcome: Result.Result<Principal, Unauthenticated | Unavailable>): string => {
+  if (outcome._tag === "Success") {
+    const principal = outcome.success
     return principal._tag === "User" ? `user:${principal.userId}` : `client:${principal.clientId}`
   }
-  const error = outcome.left
+  const error = outcome.failure
   return error._tag === "Unauthenticated" ? error.reason : `unavailable:${error.reason}`
 }
 

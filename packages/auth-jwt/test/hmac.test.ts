@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Authenticator, isWellFormedToken, Principal, type UserId } from "@accord/core"
-import { Effect, Layer, TestClock } from "effect"
+import { Effect, Layer } from "effect"
+import { TestClock } from "effect/testing"
 import fc from "fast-check"
 import { UnsecuredJWT } from "jose"
 import { JwtAuthenticatorLive, type JwtAuthConfig } from "@accord/auth-jwt"

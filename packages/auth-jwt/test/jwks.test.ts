@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterEach, beforeEach, describe, expect, it, vi } from "@effect/vitest"
 import { isWellFormedToken, type Authenticator } from "@accord/core"
-import { Effect, Either } from "effect"
+import { Effect, Result } from "effect"
 import { exportJWK, generateKeyPair, type CryptoKey, type JWK } from "jose"
 import type { JwtAuthConfig } from "@accord/auth-jwt"
 import { AUDIENCE, buildAuthenticator, describeOutcome, forge, ISSUER, NOW, outcomeOf, sign } from "./helpers.js"
@@ -65,8 +65,8 @@ const remoteConfig = (idp: IdentityProvider, overrides: Partial<JwtAuthConfig> =
   ...overrides
 })
 
-const check = async (authenticator: Authenticator["Type"], token: string) =>
-  describeOutcome(await Effect.runPromise(Effect.either(authenticator.authenticate(token))))
+const check = async (authenticator: Authenticator["Service"], token: string) =>
+  describeOutcome(await Effect.runPromise(Effect.result(authenticator.authenticate(token))))
 
 // jose times its key-set cache and cooldown with Date.now(); faking Date alone moves that time (and Effect's live
 // Clock) without sleeping, while real timers keep the HTTP exchange working.
@@ -228,9 +228,9 @@ describe("remote JWKS: the identity provider cannot be reached", () => {
     const config = remoteConfig(idp)
     await idp.close()
     const authenticator = await buildAuthenticator(config)
-    const outcome = await Effect.runPromise(Effect.either(authenticator.authenticate(await signWith(es1))))
+    const outcome = await Effect.runPromise(Effect.result(authenticator.authenticate(await signWith(es1))))
     expect(describeOutcome(outcome)).toBe(unavailable)
-    expect(Either.isLeft(outcome) && outcome.left._tag === "Unavailable" && outcome.left.retryAfterSeconds).toBe(7)
+    expect(Result.isFailure(outcome) && outcome.failure._tag === "Unavailable" && outcome.failure.retryAfterSeconds).toBe(7)
   })
 
   it("a non-200 answer, a body that is not JSON, JSON that is not a key set: Unavailable", async () => {

@@ -27,8 +27,8 @@ const clientToken = await issue({ sub: "web", client_id: "web", scope: "accord:c
 const program = Effect.gen(function* () {
   const authenticator = yield* Authenticator
   for (const token of [userToken, clientToken, "not-a-jwt"]) {
-    const outcome = yield* Effect.either(authenticator.authenticate(token))
-    console.log(outcome._tag === "Right" ? outcome.right : outcome.left.reason)
+    const outcome = yield* Effect.result(authenticator.authenticate(token))
+    console.log(outcome._tag === "Success" ? outcome.success : outcome.failure.reason)
   }
 })
 

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs"
 import { Validator } from "@seriousme/openapi-schema-validator"
 import { describe, expect, it } from "@effect/vitest"
 import { apiRoutes, makeOpenApiDocument } from "@accord/core"
@@ -12,6 +13,11 @@ interface Doc {
 const document = makeOpenApiDocument({ serverUrl: "/api" }) as unknown as Doc
 
 describe("OpenAPI document", () => {
+  it("is the reviewed document (regenerate openapi.expected.json only for a deliberate change, and say why)", () => {
+    const expected: unknown = JSON.parse(readFileSync(new URL("./openapi.expected.json", import.meta.url), "utf8"))
+    expect(makeOpenApiDocument({ serverUrl: "/api" })).toEqual(expected)
+  })
+
   it("is a valid OpenAPI 3.1 document according to a real validator", async () => {
     const validator = new Validator()
     const result = await validator.validate(structuredClone(document) as unknown as Parameters<Validator["validate"]>[0])

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either, Redacted } from "effect"
+import { Effect, Redacted, Result } from "effect"
 import { PasswordHash, PasswordHasher, Unavailable } from "@accord/core"
 import { makeScryptHasher, ScryptPasswordHasherLive, testScryptCost } from "@accord/core/node"
 
@@ -35,15 +35,15 @@ describe("scrypt hasher", () => {
     Effect.gen(function* () {
       // A slower cost than the tests' usual one keeps the first hash running while the other two arrive.
       const hasher = yield* makeScryptHasher({ N: 2 ** 14, r: 8, p: 1, maxConcurrent: 1, maxQueued: 1, retryAfterSeconds: 3 })
-      const attempt = Effect.either(hasher.hash(secret))
+      const attempt = Effect.result(hasher.hash(secret))
       const outcomes = yield* Effect.all([attempt, attempt, attempt], { concurrency: "unbounded" })
-      const refused = outcomes.filter(Either.isLeft).map((outcome) => outcome.left)
-      expect(outcomes.filter(Either.isRight)).toHaveLength(2)
+      const refused = outcomes.filter(Result.isFailure).map((outcome) => outcome.failure)
+      expect(outcomes.filter(Result.isSuccess)).toHaveLength(2)
       expect(refused).toHaveLength(1)
       expect(refused[0]).toBeInstanceOf(Unavailable)
       expect(refused[0]).toMatchObject({ reason: "hashing_saturated", retryAfterSeconds: 3 })
       // The slots are given back: once the burst is over, hashing works again.
-      expect(yield* Effect.either(hasher.hash(secret))).toSatisfy(Either.isRight)
+      expect(yield* Effect.result(hasher.hash(secret))).toSatisfy(Result.isSuccess)
     }))
 
   it.effect("verify shares the same bound as hash", () =>
@@ -51,9 +51,9 @@ describe("scrypt hasher", () => {
       const cheap = yield* makeScryptHasher(testScryptCost)
       const hash = yield* cheap.hash(secret)
       const hasher = yield* makeScryptHasher({ N: 2 ** 14, r: 8, p: 1, maxConcurrent: 1, maxQueued: 0 })
-      const outcomes = yield* Effect.all([Effect.either(hasher.hash(secret)), Effect.either(hasher.verify(secret, hash))], {
+      const outcomes = yield* Effect.all([Effect.result(hasher.hash(secret)), Effect.result(hasher.verify(secret, hash))], {
         concurrency: "unbounded"
       })
-      expect(outcomes.map((outcome) => outcome._tag)).toEqual(["Right", "Left"])
+      expect(outcomes.map((outcome) => outcome._tag)).toEqual(["Success", "Failure"])
     }))
 })

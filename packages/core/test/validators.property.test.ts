@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either, Schema } from "effect"
+import { Effect, Result, Schema } from "effect"
 import fc from "fast-check"
 import {
   decoderFor,
@@ -17,13 +17,13 @@ const decodeSetDefault = decoderFor(SetDefaultBody)
 
 type Decoder<A> = (input: unknown) => Effect.Effect<A, ValidationError>
 
-const decodeSync = <A>(decode: Decoder<A>, input: unknown) => Effect.runSync(Effect.either(decode(input)))
+const decodeSync = <A>(decode: Decoder<A>, input: unknown) => Effect.runSync(Effect.result(decode(input)))
 
 /** The `[pointer, code]` pairs of a failed decode, or "ok" when it succeeded. */
 const outcomeOf = <A>(decode: Decoder<A>, input: unknown) =>
-  Either.match(decodeSync(decode, input), {
-    onLeft: (error) => error.issues.map((found) => [found.pointer, found.code]),
-    onRight: () => "ok" as const
+  Result.match(decodeSync(decode, input), {
+    onFailure: (error) => error.issues.map((found) => [found.pointer, found.code]),
+    onSuccess: () => "ok" as const
   })
 
 const chars = (text: string) => fc.constantFrom(...text.split(""))
@@ -38,7 +38,7 @@ describe("timezone", () => {
       fc.property(fc.integer({ min: -48, max: 56 }), (steps) => {
         const timezone = steps * 15
         const decoded = decodeSync(decodePreferences, { timezone })
-        expect(Either.isRight(decoded) && decoded.right.timezone).toBe(timezone)
+        expect(Result.isSuccess(decoded) && decoded.success.timezone).toBe(timezone)
       })
     )
   })
@@ -115,8 +115,8 @@ describe("email", () => {
       fc.property(whitespace, local, domain, whitespace, (before, localPart, domainPart, after) => {
         const decoded = decodeSync(decodePlanEntry, { email: `${before}${localPart}@${domainPart}${after}`, password: "12345678" })
         const expected = `${localPart}@${domainPart.toLowerCase()}`
-        expect(Either.isRight(decoded) && decoded.right.email).toBe(expected)
-        if (Either.isRight(decoded)) expect(emailKey(decoded.right.email)).toBe(expected.toLowerCase())
+        expect(Result.isSuccess(decoded) && decoded.success.email).toBe(expected)
+        if (Result.isSuccess(decoded)) expect(emailKey(decoded.success.email)).toBe(expected.toLowerCase())
       }),
       { numRuns: 500 }
     )
@@ -165,7 +165,7 @@ describe("language", () => {
         if (language.length === 0) expect(outcomeOf(decodePreferences, { language })).toEqual([["/language", "too_short"]])
         else if (language.length > 35) expect(outcomeOf(decodePreferences, { language })).toEqual([["/language", "too_long"]])
         else if (expected === undefined) expect(outcomeOf(decodePreferences, { language })).toEqual([["/language", "invalid_format"]])
-        else expect(Either.isRight(outcome) && outcome.right.language).toBe(expected)
+        else expect(Result.isSuccess(outcome) && outcome.success.language).toBe(expected)
       }),
       { numRuns: 1000 }
     )
@@ -175,9 +175,9 @@ describe("language", () => {
     fc.assert(
       fc.property(tag, (language) => {
         const first = decodeSync(decodePreferences, { language })
-        if (Either.isLeft(first) || first.right.language === undefined) return
-        const again = decodeSync(decodePreferences, { language: first.right.language })
-        expect(Either.isRight(again) && again.right.language).toBe(first.right.language)
+        if (Result.isFailure(first) || first.success.language === undefined) return
+        const again = decodeSync(decodePreferences, { language: first.success.language })
+        expect(Result.isSuccess(again) && again.success.language).toBe(first.success.language)
       }),
       { numRuns: 500 }
     )
@@ -209,8 +209,8 @@ describe("decode never throws", () => {
       fc.assert(
         fc.property(fc.oneof(fc.jsonValue(), objectWithFields), (input) => {
           const outcome = decodeSync(decode, input)
-          if (Either.isRight(outcome)) return
-          const error = outcome.left
+          if (Result.isSuccess(outcome)) return
+          const error = outcome.failure
           expect(error).toBeInstanceOf(ValidationError)
           expect(error.issues.length).toBeGreaterThan(0)
           const pointers = error.issues.map((found) => found.pointer)
@@ -261,7 +261,7 @@ describe("unknown fields", () => {
 
 describe("unknown fields inside a field parsed from text", () => {
   it("are refused too (a transformation's decoded side is a struct)", () => {
-    const decodeParsed = decoderFor(Schema.Struct({ meta: Schema.parseJson(Schema.Struct({ a: Schema.Number })) }))
+    const decodeParsed = decoderFor(Schema.Struct({ meta: Schema.fromJsonString(Schema.Struct({ a: Schema.Number })) }))
     expect(outcomeOf(decodeParsed, { meta: '{"a":1,"b":2}' })).toEqual([["/meta/b", "unknown_field"]])
     expect(outcomeOf(decodeParsed, { meta: '{"a":1}' })).toBe("ok")
   })

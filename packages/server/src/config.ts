@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util"
-import { Either, ParseResult, Redacted, Schema } from "effect"
+import { Effect, Redacted, Result, Schema, SchemaIssue, SchemaTransformation } from "effect"
 import { DEFAULT_MAX_PATH_LENGTH, type RateLimitOptions } from "@accord/core"
 import {
   DEFAULT_HEADERS_TIMEOUT_MS,
@@ -148,66 +148,77 @@ const options = {
 } as const satisfies Record<string, OptionSpec>
 type OptionKey = keyof typeof options
 
-/** The schema's message replaces every inner one, so an error states the rule rather than Schema internals. */
-const rule = (message: string) => ({ message: () => ({ message, override: true }) })
+/**
+ * An option's text, checked in one go: whatever is wrong with it, the error states the whole rule (not the step that
+ * failed, nor Schema's internals). One check, because an effect 4 message cannot override those of inner checks.
+ */
+const text = (message: string, accepts: (text: string) => boolean) =>
+  Schema.String.check(Schema.makeFilter(accepts, { message }))
+
+const WHOLE_NUMBER = /^(0|[1-9][0-9]*)$/
+
+const wholeNumber = (message: string, accepts: (n: number) => boolean) =>
+  text(message, (value) => WHOLE_NUMBER.test(value) && accepts(Number(value))).pipe(
+    Schema.decodeTo(Schema.Number, SchemaTransformation.numberFromString)
+  )
 
 const integer = (min: number, max: number) =>
-  Schema.compose(Schema.String.pipe(Schema.pattern(/^(0|[1-9][0-9]*)$/)), Schema.NumberFromString)
-    .pipe(Schema.int(), Schema.between(min, max))
-    .annotations(rule(`must be an integer from ${min} to ${max}`))
+  wholeNumber(`must be an integer from ${min} to ${max}`, (n) => n >= min && n <= max)
 
 const positiveDecimal = (max: number) =>
-  Schema.compose(Schema.String.pipe(Schema.pattern(/^(0|[1-9][0-9]*)(\.[0-9]+)?$/)), Schema.NumberFromString)
-    .pipe(Schema.greaterThan(0), Schema.lessThanOrEqualTo(max))
-    .annotations(rule(`must be a number above 0 and at most ${max}`))
+  text(
+    `must be a number above 0 and at most ${max}`,
+    (value) => /^(0|[1-9][0-9]*)(\.[0-9]+)?$/.test(value) && Number(value) > 0 && Number(value) <= max
+  ).pipe(Schema.decodeTo(Schema.Number, SchemaTransformation.numberFromString))
 
-const oneOf = <const L extends ReadonlyArray<string>>(...values: L) =>
-  Schema.Literal(...values).annotations(rule(`must be one of ${values.join(", ")}`))
+const oneOf = <const L extends ReadonlyArray<string>>(values: L) =>
+  Schema.Literals(values).annotate({ message: `must be one of ${values.join(", ")}` })
+
+const nonEmpty = text("must not be empty", (value) => value.length > 0)
+
+/** An option that may be left out, then `value`. */
+const withDefault = <S extends Schema.Top>(schema: S, value: S["Type"]) =>
+  schema.pipe(Schema.withDecodingDefaultTypeKey(Effect.succeed(value)))
 
 const powerOfTwo = (n: number) => Number.isInteger(n) && n >= 2 && (n & (n - 1)) === 0
 
 const RawConfig = Schema.Struct({
-  adapter: Schema.optionalWith(oneOf("koa", "fastify"), { exact: true, default: () => defaultConfig.adapter }),
-  host: Schema.optionalWith(Schema.NonEmptyString.annotations(rule("must not be empty")), {
-    exact: true,
-    default: () => defaultConfig.host
-  }),
-  port: Schema.optionalWith(integer(0, 65535), { exact: true, default: () => defaultConfig.port }),
-  store: Schema.optionalWith(oneOf("memory", "postgres"), { exact: true, default: () => defaultConfig.store }),
-  databaseUrl: Schema.optionalWith(
-    Schema.Redacted(
-      Schema.String.pipe(Schema.pattern(/^postgres(ql)?:\/\/./)).annotations(rule("must be a postgres:// or postgresql:// URL"))
-    ),
-    { exact: true }
+  adapter: withDefault(oneOf(["koa", "fastify"]), defaultConfig.adapter),
+  host: withDefault(nonEmpty, defaultConfig.host),
+  port: withDefault(integer(0, 65535), defaultConfig.port),
+  store: withDefault(oneOf(["memory", "postgres"]), defaultConfig.store),
+  databaseUrl: Schema.optionalKey(
+    Schema.RedactedFromValue(
+      text("must be a postgres:// or postgresql:// URL", (value) => /^postgres(ql)?:\/\/./.test(value))
+    )
   ),
   // The store's rule for a schema name (store-postgres quoteSchema), checked here so a bad one is exit 2, not 1.
-  databaseSchema: Schema.optionalWith(
-    Schema.String.pipe(Schema.pattern(/^[A-Za-z_][A-Za-z0-9_]{0,62}$/)).annotations(
-      rule("must be 1 to 63 characters of [A-Za-z0-9_], not starting with a digit")
-    ),
-    { exact: true }
+  databaseSchema: Schema.optionalKey(
+    text("must be 1 to 63 characters of [A-Za-z0-9_], not starting with a digit", (value) =>
+      /^[A-Za-z_][A-Za-z0-9_]{0,62}$/.test(value)
+    )
   ),
-  seedFile: Schema.optionalWith(Schema.NonEmptyString.annotations(rule("must not be empty")), { exact: true }),
-  drainTimeoutMs: Schema.optionalWith(integer(0, 3_600_000), { exact: true, default: () => defaultConfig.drainTimeoutMs }),
-  bodyLimit: Schema.optionalWith(integer(1, 100 * 1024 * 1024), { exact: true, default: () => defaultConfig.bodyLimit }),
+  seedFile: Schema.optionalKey(nonEmpty),
+  drainTimeoutMs: withDefault(integer(0, 3_600_000), defaultConfig.drainTimeoutMs),
+  bodyLimit: withDefault(integer(1, 100 * 1024 * 1024), defaultConfig.bodyLimit),
   // Node needs room for a request line and a few headers; below 1 KiB nothing useful fits.
-  maxHeaderSize: Schema.optionalWith(integer(1024, 1024 * 1024), { exact: true, default: () => defaultConfig.maxHeaderSize }),
-  maxPathLength: Schema.optionalWith(integer(16, 1024 * 1024), { exact: true, default: () => defaultConfig.maxPathLength }),
-  requestTimeoutMs: Schema.optionalWith(integer(0, 3_600_000), { exact: true, default: () => defaultConfig.requestTimeoutMs }),
-  headersTimeoutMs: Schema.optionalWith(integer(0, 3_600_000), { exact: true }),
-  rateLimitCapacity: Schema.optionalWith(integer(1, 1_000_000), { exact: true }),
-  rateLimitRefillPerSecond: Schema.optionalWith(positiveDecimal(1_000_000), { exact: true }),
-  logLevel: Schema.optionalWith(oneOf(...LOG_LEVELS), { exact: true, default: () => defaultConfig.logLevel }),
+  maxHeaderSize: withDefault(integer(1024, 1024 * 1024), defaultConfig.maxHeaderSize),
+  maxPathLength: withDefault(integer(16, 1024 * 1024), defaultConfig.maxPathLength),
+  requestTimeoutMs: withDefault(integer(0, 3_600_000), defaultConfig.requestTimeoutMs),
+  headersTimeoutMs: Schema.optionalKey(integer(0, 3_600_000)),
+  rateLimitCapacity: Schema.optionalKey(integer(1, 1_000_000)),
+  rateLimitRefillPerSecond: Schema.optionalKey(positiveDecimal(1_000_000)),
+  logLevel: withDefault(oneOf(LOG_LEVELS), defaultConfig.logLevel),
   // Node's scrypt accepts any power of two above 1; the upper bounds keep one hash under 1 GiB of memory.
-  scryptN: Schema.optionalWith(
-    integer(2, 2 ** 20).pipe(Schema.filter(powerOfTwo)).annotations(rule("must be a power of two from 2 to 1048576")),
-    { exact: true, default: () => defaultConfig.scrypt.N }
+  scryptN: withDefault(
+    wholeNumber("must be a power of two from 2 to 1048576", (n) => n <= 2 ** 20 && powerOfTwo(n)),
+    defaultConfig.scrypt.N
   ),
-  scryptR: Schema.optionalWith(integer(1, 32), { exact: true, default: () => defaultConfig.scrypt.r }),
-  scryptP: Schema.optionalWith(integer(1, 16), { exact: true, default: () => defaultConfig.scrypt.p }),
-  scryptMaxConcurrent: Schema.optionalWith(integer(1, 1024), { exact: true, default: () => defaultConfig.hashing.maxConcurrent }),
-  scryptMaxQueued: Schema.optionalWith(integer(0, 1_000_000), { exact: true, default: () => defaultConfig.hashing.maxQueued }),
-  auth: Schema.optionalWith(oneOf("store", "jwt"), { exact: true, default: () => defaultConfig.auth })
+  scryptR: withDefault(integer(1, 32), defaultConfig.scrypt.r),
+  scryptP: withDefault(integer(1, 16), defaultConfig.scrypt.p),
+  scryptMaxConcurrent: withDefault(integer(1, 1024), defaultConfig.hashing.maxConcurrent),
+  scryptMaxQueued: withDefault(integer(0, 1_000_000), defaultConfig.hashing.maxQueued),
+  auth: withDefault(oneOf(["store", "jwt"]), defaultConfig.auth)
 })
 
 const describeOption = (key: OptionKey): string => {
@@ -215,17 +226,26 @@ const describeOption = (key: OptionKey): string => {
   return option.flag === undefined ? option.env : `--${option.flag} (${option.env})`
 }
 
-const formatIssues = (error: ParseResult.ParseError, raw: Partial<Record<OptionKey, string>>): string => {
+const isOptionKey = (key: PropertyKey | undefined): key is OptionKey =>
+  typeof key === "string" && Object.hasOwn(options, key)
+
+const formatIssues = (issue: SchemaIssue.Issue, raw: Partial<Record<OptionKey, string>>): string => {
   const seen = new Set<string>()
   const lines: Array<string> = []
-  for (const issue of ParseResult.ArrayFormatter.formatErrorSync(error)) {
-    const key = issue.path[0] as OptionKey
+  for (const { path, message } of SchemaIssue.makeFormatterStandardSchemaV1()(issue).issues) {
+    // Standard Schema allows a path segment to be an object; effect's formatter gives plain keys.
+    const segment = path?.[0]
+    const key = typeof segment === "object" ? segment.key : segment
+    if (!isOptionKey(key)) {
+      lines.push(message)
+      continue
+    }
     if (seen.has(key)) continue
     seen.add(key)
     const option: OptionSpec = options[key]
     // The database URL usually carries a password, so its value is never echoed.
     const got = option.secret === true ? "" : `, got ${JSON.stringify(raw[key])}`
-    lines.push(`${describeOption(key)} ${issue.message}${got}`)
+    lines.push(`${describeOption(key)} ${message}${got}`)
   }
   return lines.join("\n")
 }
@@ -264,8 +284,8 @@ export const parseConfig = (
     else if (fromEnv !== undefined && fromEnv !== "") raw[key] = fromEnv
   }
 
-  const decoded = Schema.decodeUnknownEither(RawConfig, { errors: "all" })(raw)
-  if (Either.isLeft(decoded)) throw new ConfigError(formatIssues(decoded.left, raw))
+  const decoded = Schema.decodeUnknownResult(RawConfig, { errors: "all" })(raw)
+  if (Result.isFailure(decoded)) throw new ConfigError(formatIssues(decoded.failure.issue, raw))
   const {
     scryptN,
     scryptR,
@@ -279,7 +299,7 @@ export const parseConfig = (
     rateLimitCapacity,
     rateLimitRefillPerSecond,
     ...rest
-  } = decoded.right
+  } = decoded.success
   if (rest.store === "postgres" && databaseUrl === undefined) {
     throw new ConfigError(`${describeOption("databaseUrl")} is required with --store postgres`)
   }
@@ -300,8 +320,8 @@ export const parseConfig = (
   let jwt: JwtAuthConfig | undefined
   if (rest.auth === "jwt") {
     const fromEnv = jwtConfigFromEnv(env)
-    if (Either.isLeft(fromEnv)) throw new ConfigError(`${describeOption("auth")} jwt: ${fromEnv.left.message}`)
-    jwt = fromEnv.right
+    if (Result.isFailure(fromEnv)) throw new ConfigError(`${describeOption("auth")} jwt: ${fromEnv.failure.message}`)
+    jwt = fromEnv.success
   }
   return {
     _tag: "Run",

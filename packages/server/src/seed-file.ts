@@ -1,9 +1,9 @@
 import { readFile } from "node:fs/promises"
-import { Either, Schema } from "effect"
+import { Result, Schema } from "effect"
 import { Seed, toValidationError, type FieldIssue } from "@accord/core"
 import { ConfigError } from "./config.js"
 
-const decodeSeed = Schema.decodeUnknownEither(Seed, { errors: "all", onExcessProperty: "error" })
+const decodeSeed = Schema.decodeUnknownResult(Seed, { errors: "all", onExcessProperty: "error" })
 
 /** `/payment_methods/2/user_id` -> `payment_methods[2].user_id`, the way people read a JSON file. */
 const fieldName = (pointer: string): string =>
@@ -121,17 +121,15 @@ export const parseSeed = (text: string, path: string): Seed => {
     throw fail(jsonError(text, error))
   }
   const decoded = decodeSeed(json)
-  if (Either.isLeft(decoded)) {
+  if (Result.isFailure(decoded)) {
     // The core's flattening reports field, rule and detail but never the offending value (effect's own formatters
     // quote it, tokens included).
-    const issues = toValidationError(decoded.left).issues
-    // An optional array's `| undefined` branch also fails when an element is bad; the element's issue is the news.
-    const deepest = issues.filter((issue) => !issues.some((other) => other.pointer.startsWith(`${issue.pointer}/`)))
-    throw fail(["invalid content", ...deepest.map((issue) => `  ${fieldName(issue.pointer)}: ${detailOf(issue)}`)].join("\n"))
+    const issues = toValidationError(decoded.failure.issue).issues
+    throw fail(["invalid content", ...issues.map((issue) => `  ${fieldName(issue.pointer)}: ${detailOf(issue)}`)].join("\n"))
   }
-  const problems = seedProblems(decoded.right)
+  const problems = seedProblems(decoded.success)
   if (problems.length > 0) throw fail(["invalid content", ...problems.map((problem) => `  ${problem}`)].join("\n"))
-  return decoded.right
+  return decoded.success
 }
 
 /** Reads, parses and checks a seed file. Throws ConfigError (exit code 2) naming the problem. */

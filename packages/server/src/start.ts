@@ -123,7 +123,7 @@ export const startAccord = async (config: AccordConfig, options: StartOptions = 
     await runtime.dispose()
     throw error
   }
-  logger.info({ adapter: config.adapter, store: config.store, auth: config.auth, url: server.url }, "listening")
+  logger.info({ adapter: config.adapter, store: config.store, auth: config.auth, url: server.url, node: process.version }, "listening")
 
   let closing: Promise<void> | undefined
   const close = () =>

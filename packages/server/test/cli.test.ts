@@ -77,6 +77,10 @@ describe.each(["fastify", "koa"] as const)("accord CLI with --adapter %s", (adap
 
     expect(await stopped(cli)).toEqual({ code: 0, signal: null })
     expect(cli.stdout()).toBe(`listening on ${url}\n`)
+    // The start-up line names the Node that runs the server: the one npm scripts run, Node 22 or newer (README).
+    const listeningLine = cli.logLines().find((line) => line["msg"] === "listening")
+    expect(listeningLine?.["node"]).toBe(process.version)
+    expect(Number(process.versions.node.split(".")[0])).toBeGreaterThanOrEqual(22)
 
     const lines = cli.logLines()
     const requests = lines.filter((line) => line["msg"] === "request")

@@ -14,7 +14,7 @@ import { databaseUrl, skipReason, storeInFreshSchema } from "./postgres-helpers.
 // run, so the two runs do not see each other's rows.
 const pglite = ManagedRuntime.make(Layer.merge(PgliteStoreLive(), ScryptPasswordHasherLive(testScryptCost)))
 // Built here, with room for a busy machine, rather than inside the suite's own 30 s start-up hook.
-beforeAll(() => pglite.runtime(), 120_000)
+beforeAll(() => pglite.context(), 120_000)
 afterAll(() => pglite.dispose())
 
 runHttpConformance("fastify on PGlite", startOnRuntime(startFastifyServer, pglite))

@@ -32,7 +32,7 @@ export const dropSchema = async (url: string, schema: string): Promise<void> => 
  * when it is released. The dropper is acquired first, so it runs last: after the store's pool has ended.
  */
 export const storeInFreshSchema = (url: string): Layer.Layer<StoreServices, unknown> =>
-  Layer.unwrapScoped(
+  Layer.unwrap(
     Effect.gen(function* () {
       const schema = freshSchema()
       yield* Effect.addFinalizer(() => Effect.promise(() => dropSchema(url, schema)))

@@ -1,4 +1,4 @@
-import { Effect, Either, HashMap, Option, Ref } from "effect"
+import { Effect, HashMap, Option, Ref } from "effect"
 import { NotFound, PaymentMethods, type PaymentMethod, type PaymentMethodId, type UserId } from "@accord/core"
 import type { MemoryState, PaymentMethodsState } from "./state.js"
 
@@ -28,14 +28,14 @@ const setDefaultIn = (
   userId: UserId,
   id: PaymentMethodId,
   now: Date
-): readonly [Either.Either<PaymentMethod, NotFound>, PaymentMethodsState] => {
+): readonly [Effect.Effect<PaymentMethod, NotFound>, PaymentMethodsState] => {
   const methods = methodsOf(state, userId)
   const target = methods.find((method) => method.id === id)
-  if (target === undefined) return [Either.left(notFound), state]
-  if (target.isDefault) return [Either.right(target), state]
+  if (target === undefined) return [Effect.fail(notFound), state]
+  if (target.isDefault) return [Effect.succeed(target), state]
   const chosen = withDefault(target, true, now)
   const next = methods.map((method) => (method.id === id ? chosen : method.isDefault ? withDefault(method, false, now) : method))
-  return [Either.right(chosen), { ...state, byUser: HashMap.set(state.byUser, userId, next) }]
+  return [Effect.succeed(chosen), { ...state, byUser: HashMap.set(state.byUser, userId, next) }]
 }
 
 /** Adds a method unless its id is taken (by anyone); a default is only honoured when the user has none yet. */

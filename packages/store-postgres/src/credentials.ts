@@ -15,10 +15,10 @@ import { lockUserDefaults } from "./payment-methods.js"
 import { queryRows, type SqlExecutor } from "./sql-executor.js"
 
 const credentialRows = queryRows(
-  Schema.Union(
-    Schema.Struct({ token_digest: Schema.String, kind: Schema.Literal("user"), principal_id: Schema.typeSchema(UserId) }),
-    Schema.Struct({ token_digest: Schema.String, kind: Schema.Literal("client"), principal_id: Schema.typeSchema(ClientId) })
-  )
+  Schema.Union([
+    Schema.Struct({ token_digest: Schema.String, kind: Schema.Literal("user"), principal_id: Schema.toType(UserId) }),
+    Schema.Struct({ token_digest: Schema.String, kind: Schema.Literal("client"), principal_id: Schema.toType(ClientId) })
+  ])
 )
 const addedRows = queryRows(Schema.Struct({ added: Schema.Literal(1) }))
 

@@ -67,7 +67,7 @@ export const SqlStoreLive = (
 export const PostgresStoreLive = (
   options: PostgresStoreOptions
 ): Layer.Layer<StoreServices, Unavailable | InvalidSchemaName> =>
-  Layer.scopedContext(
+  Layer.effectContext(
     Effect.gen(function* () {
       const executor = makePoolExecutor(yield* makePgPool(options))
       yield* applyMigrations(executor, options.schema)
@@ -82,7 +82,7 @@ export interface PgliteStoreOptions {
 
 /** The store on PGlite (PostgreSQL compiled to WebAssembly, in this process), migrated at start; closed with its scope. */
 export const PgliteStoreLive = (options: PgliteStoreOptions = {}): Layer.Layer<StoreServices> =>
-  Layer.scopedContext(
+  Layer.effectContext(
     Effect.gen(function* () {
       const db = yield* Effect.acquireRelease(
         Effect.promise(() => (options.dataDir === undefined ? PGlite.create() : PGlite.create(options.dataDir))),

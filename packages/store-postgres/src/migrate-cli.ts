@@ -54,7 +54,7 @@ export const runMigrateCli = async (
     output.out(applied.length === 0 ? `up to date at version ${current}` : `applied ${applied.join(", ")}; now at version ${current}`)
     return 0
   }
-  const failure = Cause.failureOption(exit.cause)
+  const failure = Cause.findErrorOption(exit.cause)
   if (Option.isSome(failure)) {
     const error = failure.value
     if (error._tag === "InvalidSchemaName") {

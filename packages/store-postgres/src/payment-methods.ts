@@ -5,11 +5,11 @@ import { queryRows, type SqlClient, type SqlExecutor } from "./sql-executor.js"
 const COLUMNS = "id, user_id, is_default, created_at, updated_at"
 
 const PaymentMethodRow = Schema.Struct({
-  id: Schema.typeSchema(PaymentMethodId),
-  user_id: Schema.typeSchema(UserId),
+  id: Schema.toType(PaymentMethodId),
+  user_id: Schema.toType(UserId),
   is_default: Schema.Boolean,
-  created_at: Schema.DateFromSelf,
-  updated_at: Schema.DateFromSelf
+  created_at: Schema.Date,
+  updated_at: Schema.Date
 })
 const paymentMethodRows = queryRows(PaymentMethodRow)
 

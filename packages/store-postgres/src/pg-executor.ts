@@ -18,12 +18,12 @@ const run = (
 ): Effect.Effect<ReadonlyArray<unknown>, Unavailable> =>
   Effect.tryPromise({ try: () => target.query(text, [...params]), catch: (error) => error }).pipe(
     Effect.map((result) => result.rows),
-    Effect.catchAll(fromDriverError)
+    Effect.catch(fromDriverError)
   )
 
 const checkOut = (pool: pg.Pool): Effect.Effect<Checkout, Unavailable> =>
   Effect.tryPromise({ try: () => pool.connect(), catch: (error) => error }).pipe(
-    Effect.catchAll(fromDriverError),
+    Effect.catch(fromDriverError),
     Effect.map((client) => {
       const checkout: Checkout = {
         client,
@@ -49,7 +49,7 @@ const rollBack = (checkout: Checkout): Effect.Effect<void> =>
   checkout.broken
     ? Effect.void
     : Effect.tryPromise(() => checkout.client.query("ROLLBACK")).pipe(
-        Effect.catchAll(() =>
+        Effect.catch(() =>
           Effect.sync(() => {
             checkout.broken = true
           })
@@ -78,11 +78,11 @@ export const makePoolExecutor = (pool: pg.Pool): SqlExecutor => ({
             )
         }
         return tx.query("BEGIN").pipe(
-          Effect.zipRight(body(tx)),
-          Effect.zipLeft(tx.query("COMMIT"))
+          Effect.andThen(body(tx)),
+          Effect.tap(tx.query("COMMIT"))
         )
       },
       (checkout, exit) =>
-        Effect.zipRight(Exit.isSuccess(exit) ? Effect.void : rollBack(checkout), Effect.sync(() => giveBack(checkout)))
+        Effect.andThen(Exit.isSuccess(exit) ? Effect.void : rollBack(checkout), Effect.sync(() => giveBack(checkout)))
     )
 })

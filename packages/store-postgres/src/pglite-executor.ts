@@ -1,4 +1,4 @@
-import { Effect, Exit } from "effect"
+import { Effect, Exit, Semaphore } from "effect"
 import type { PGlite } from "@electric-sql/pglite"
 import type { SqlClient, SqlExecutor } from "./sql-executor.js"
 
@@ -8,7 +8,7 @@ import type { SqlClient, SqlExecutor } from "./sql-executor.js"
  * no error here is Unavailable: every error is a defect.
  */
 export const makePgliteExecutor = (db: PGlite): Effect.Effect<SqlExecutor> =>
-  Effect.map(Effect.makeSemaphore(1), (connection) => {
+  Effect.map(Semaphore.make(1), (connection) => {
     const run = (text: string, params: ReadonlyArray<unknown> = []): Effect.Effect<ReadonlyArray<unknown>> =>
       Effect.map(
         Effect.promise(() => db.query(text, [...params])),
@@ -22,7 +22,7 @@ export const makePgliteExecutor = (db: PGlite): Effect.Effect<SqlExecutor> =>
         exclusive(
           Effect.acquireUseRelease(
             raw.query("BEGIN"),
-            () => Effect.zipLeft(body(raw), raw.query("COMMIT")),
+            () => Effect.tap(body(raw), raw.query("COMMIT")),
             (_, exit) => (Exit.isSuccess(exit) ? Effect.void : Effect.asVoid(run("ROLLBACK")))
           )
         )

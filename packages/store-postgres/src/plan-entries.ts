@@ -4,10 +4,10 @@ import { queryRows, type SqlExecutor } from "./sql-executor.js"
 
 const planEntryRows = queryRows(
   Schema.Struct({
-    email: Schema.typeSchema(Email),
+    email: Schema.toType(Email),
     email_key: Schema.String,
-    password_hash: Schema.typeSchema(PasswordHash),
-    created_at: Schema.DateFromSelf
+    password_hash: Schema.toType(PasswordHash),
+    created_at: Schema.Date
   })
 )
 const insertedRows = queryRows(Schema.Struct({ email_key: Schema.String }))

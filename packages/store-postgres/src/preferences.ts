@@ -13,11 +13,11 @@ const COLUMNS = "id, language, timezone, mfa_enabled, created_at, updated_at"
 
 const PreferencesRow = Schema.Struct({
   id: Schema.Int,
-  language: Schema.typeSchema(LanguageTag),
-  timezone: Schema.typeSchema(TimezoneOffset),
+  language: Schema.toType(LanguageTag),
+  timezone: Schema.toType(TimezoneOffset),
   mfa_enabled: Schema.Boolean,
-  created_at: Schema.DateFromSelf,
-  updated_at: Schema.DateFromSelf
+  created_at: Schema.Date,
+  updated_at: Schema.Date
 })
 const preferencesRows = queryRows(PreferencesRow)
 
@@ -68,7 +68,7 @@ const getOrCreateWith = (client: SqlClient, userId: UserId, now: Date, forUpdate
     if (created !== undefined) return created
     const raced = yield* select(client, userId, forUpdate)
     if (raced !== undefined) return raced
-    return yield* Effect.dieMessage(`preferences of ${userId} neither inserted nor found`)
+    return yield* Effect.die(new Error(`preferences of ${userId} neither inserted nor found`))
   })
 
 export const makePreferencesStore = (sql: SqlExecutor) =>
@@ -87,7 +87,7 @@ export const makePreferencesStore = (sql: SqlExecutor) =>
              WHERE id = $1 RETURNING ${COLUMNS}`,
             [current.id, next.language, next.timezone, next.mfaEnabled, next.updatedAt]
           )
-          return first(rows) ?? (yield* Effect.dieMessage(`preferences ${current.id} vanished while locked`))
+          return first(rows) ?? (yield* Effect.die(new Error(`preferences ${current.id} vanished while locked`)))
         })
       )
   })

@@ -22,14 +22,14 @@ export interface SqlExecutor extends SqlClient {
  * Rows come from outside the program, so they are parsed like any other input: a row that does not have the shape
  * the statement promises is a defect (a migration and the code disagree), never a silently wrong value.
  */
-export const rowsOf = <A, I>(schema: Schema.Schema<A, I, never>) => {
-  const decode = Schema.decodeUnknown(Schema.Array(schema))
+export const rowsOf = <A>(schema: Schema.Decoder<A>) => {
+  const decode = Schema.decodeUnknownEffect(Schema.Array(schema))
   return (rows: ReadonlyArray<unknown>): Effect.Effect<ReadonlyArray<A>> => Effect.orDie(decode(rows))
 }
 
 /** Runs a statement and parses its rows. */
 export const queryRows =
-  <A, I>(schema: Schema.Schema<A, I, never>) => {
+  <A>(schema: Schema.Decoder<A>) => {
     const parse = rowsOf(schema)
     return (client: SqlClient, text: string, params?: ReadonlyArray<unknown>): Effect.Effect<ReadonlyArray<A>, Unavailable> =>
       Effect.flatMap(client.query(text, params), parse)

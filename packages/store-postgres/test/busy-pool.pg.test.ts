@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Fiber } from "effect"
+import { Effect, Fiber, Latch } from "effect"
 import { makePgPool, makePoolExecutor } from "@accord/store-postgres"
 import { databaseUrl, skipReason } from "./postgres-helpers.js"
 
@@ -11,10 +11,10 @@ const heldPool = (connectionTimeoutMs?: number) =>
     const executor = makePoolExecutor(
       yield* makePgPool({ connectionString: url, poolSize: 1, ...(connectionTimeoutMs !== undefined && { connectionTimeoutMs }) })
     )
-    const release = yield* Effect.makeLatch(false)
+    const release = yield* Latch.make(false)
     let holderDone = false
-    const holder = yield* Effect.fork(
-      executor.transaction((tx) => Effect.zipRight(tx.query("SELECT 1"), release.await)).pipe(
+    const holder = yield* Effect.forkChild(
+      executor.transaction((tx) => Effect.andThen(tx.query("SELECT 1"), release.await)).pipe(
         Effect.ensuring(Effect.sync(() => (holderDone = true)))
       )
     )
@@ -27,7 +27,7 @@ describe.skipIf(databaseUrl === undefined)(databaseUrl === undefined ? `busy poo
   it.live("a request for a busy pool waits for a free connection instead of failing", () =>
     Effect.gen(function* () {
       const { executor, release, holder, holderDone } = yield* heldPool()
-      const waiting = yield* Effect.fork(Effect.map(executor.query("SELECT 2 AS two"), (rows) => ({ rows, afterHolder: holderDone() })))
+      const waiting = yield* Effect.forkChild(Effect.map(executor.query("SELECT 2 AS two"), (rows) => ({ rows, afterHolder: holderDone() })))
       yield* Effect.sleep("300 millis")
       yield* release.open
       yield* Fiber.join(holder)

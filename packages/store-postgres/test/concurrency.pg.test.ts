@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Fiber, Layer, Option, Schema } from "effect"
+import { Effect, Fiber, Layer, Latch, Schema } from "effect"
 import {
   LanguageTag,
   PaymentMethodId,
@@ -79,18 +79,18 @@ describe.skipIf(databaseUrl === undefined)(
           store(0)
         )
         const other = makePoolExecutor(yield* makePgPool({ connectionString: url, schema, poolSize: 1 }))
-        const locked = yield* Effect.makeLatch(false)
-        const release = yield* Effect.makeLatch(false)
+        const locked = yield* Latch.make(false)
+        const release = yield* Latch.make(false)
         // Scoped forks: interrupted when the scope closes, before the pool they hold a connection of is ended.
         const holder = yield* Effect.forkScoped(
-          other.transaction((tx) => lockUserDefaults(tx, userId).pipe(Effect.zipRight(locked.open), Effect.zipRight(release.await)))
+          other.transaction((tx) => lockUserDefaults(tx, userId).pipe(Effect.andThen(locked.open), Effect.andThen(release.await)))
         )
         yield* locked.await
         const waiting = yield* Effect.forkScoped(
           Effect.provide(Effect.flatMap(PaymentMethods, (methods) => methods.setDefault(userId, id, new Date(Date.UTC(2030, 0, 1)))), store(1))
         )
         yield* Effect.sleep("300 millis")
-        expect(Option.isNone(yield* Fiber.poll(waiting))).toBe(true)
+        expect(waiting.pollUnsafe()).toBeUndefined()
         yield* release.open
         yield* Fiber.join(holder)
         expect(yield* Fiber.join(waiting)).toMatchObject({ id, userId, isDefault: true })

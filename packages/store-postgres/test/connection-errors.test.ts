@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Cause, Effect, Exit, Option } from "effect"
+import { Cause, Effect, Exit, Result } from "effect"
 import { fromDriverError, isConnectionError } from "@accord/store-postgres"
 
 const withCode = (message: string, code: string) => Object.assign(new Error(message), { code })
@@ -49,6 +49,6 @@ describe("isConnectionError", () => {
       })
       const violation = withCode("duplicate key", "23505")
       const exit = yield* Effect.exit(fromDriverError(violation))
-      expect(Exit.isFailure(exit) ? Option.getOrUndefined(Cause.dieOption(exit.cause)) : undefined).toBe(violation)
+      expect(Exit.isFailure(exit) ? Result.getOrUndefined(Cause.findDefect(exit.cause)) : undefined).toBe(violation)
     }))
 })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Cause, Effect, Exit, Layer, Option } from "effect"
+import { Cause, Effect, Exit, Layer, Result } from "effect"
 import {
   applyMigrations,
   InvalidSchemaName,
@@ -78,7 +78,7 @@ describe.skipIf(databaseUrl === undefined)(databaseUrl === undefined ? `migratio
       ]
       const exit = yield* Effect.exit(applyMigrations(executor, schema, broken))
       // A wrong statement is a bug, not an outage: a defect carrying the SQL error (42703 undefined_column).
-      expect(Exit.isFailure(exit) ? Cause.dieOption(exit.cause).pipe(Option.getOrUndefined) : undefined).toMatchObject({
+      expect(Exit.isFailure(exit) ? Result.getOrUndefined(Cause.findDefect(exit.cause)) : undefined).toMatchObject({
         code: "42703"
       })
       expect(yield* Effect.promise(() => tablesIn(schema))).not.toContain("half")

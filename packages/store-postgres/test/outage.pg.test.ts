@@ -48,7 +48,7 @@ const storeBehindProxy = Effect.gen(function* () {
 
 /** The typed failure of an exit, or the exit itself when it has none (so a mismatch shows what happened). */
 const failureOf = <A, E>(exit: Exit.Exit<A, E>): E | Exit.Exit<A, E> =>
-  Exit.isFailure(exit) ? Option.getOrElse(Cause.failureOption(exit.cause), () => exit) : exit
+  Exit.isFailure(exit) ? Option.getOrElse(Cause.findErrorOption(exit.cause), () => exit) : exit
 
 const entryFor = (address: string) => {
   const email = decodeEmail(address)
@@ -121,8 +121,8 @@ describe.skipIf(databaseUrl === undefined)(
                 }),
                 context
               ).pipe(
-                Effect.catchAllCause((cause) => Effect.sync(() => failures.push(Cause.squash(cause)))),
-                Effect.zipLeft(Effect.sleep("5 millis"))
+                Effect.catchCause((cause) => Effect.sync(() => failures.push(Cause.squash(cause)))),
+                Effect.tap(Effect.sleep("5 millis"))
               ),
             { discard: true }
           )
@@ -147,12 +147,12 @@ describe.skipIf(databaseUrl === undefined)(
               Effect.map(() => {
                 incrementsAcknowledged++
               }),
-              Effect.catchAllCause((cause) => Effect.sync(() => failures.push(Cause.squash(cause)))),
-              Effect.zipLeft(Effect.sleep("8 millis"))
+              Effect.catchCause((cause) => Effect.sync(() => failures.push(Cause.squash(cause)))),
+              Effect.tap(Effect.sleep("8 millis"))
             ),
           { discard: true }
         )
-        const work = yield* Effect.fork(Effect.all([writer(1), writer(2), writer(3), counter], { concurrency: "unbounded" }))
+        const work = yield* Effect.forkChild(Effect.all([writer(1), writer(2), writer(3), counter], { concurrency: "unbounded" }))
         for (let cut = 0; cut < 3; cut++) {
           yield* Effect.sleep("80 millis")
           yield* Effect.promise(() => proxy.stop())
@@ -183,7 +183,7 @@ describe.skipIf(databaseUrl === undefined)(
         const applicationName = `accord_kill_${hex()}`
         const connectionString = `${url}${url.includes("?") ? "&" : "?"}application_name=${applicationName}`
         const executor = makePoolExecutor(yield* makePgPool({ connectionString, poolSize: 1 }))
-        const sleeper = yield* Effect.fork(Effect.flip(executor.query("SELECT pg_sleep(30)")))
+        const sleeper = yield* Effect.forkChild(Effect.flip(executor.query("SELECT pg_sleep(30)")))
         // Wait until the statement runs on the server, then terminate its backend as an administrator would.
         yield* Effect.promise(async () => {
           for (;;) {

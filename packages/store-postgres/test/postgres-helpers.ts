@@ -37,7 +37,7 @@ export const storeInFreshSchema = (url: string, options: Omit<PostgresStoreOptio
   return {
     schema,
     layer: PostgresStoreLive({ connectionString: url, schema, ...options }).pipe(
-      Layer.provide(Layer.scopedDiscard(dropSchemaOnClose(url, schema)))
+      Layer.provide(Layer.effectDiscard(dropSchemaOnClose(url, schema)))
     )
   }
 }

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it, layer } from "@effect/vitest"
-import { Cause, Effect, Exit, Layer, Option, Schema } from "effect"
+import { Cause, Effect, Exit, Layer, Result, Schema } from "effect"
 import {
   Email,
   emailKey,
@@ -72,7 +72,7 @@ const runExtras = (name: string, storeLayer: Layer.Layer<StoreServices, unknown>
             throw new Error("bug in the change")
           })
         )
-        expect(Exit.isFailure(exit) && Option.isSome(Cause.dieOption(exit.cause))).toBe(true)
+        expect(Exit.isFailure(exit) && Result.isSuccess(Cause.findDefect(exit.cause))).toBe(true)
         expect(yield* store.getOrCreate(userId, changed)).toEqual(before)
         // The connection went back clean (not stuck in an aborted transaction): later work on it commits.
         for (let round = 0; round < 3; round++) {

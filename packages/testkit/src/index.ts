@@ -9,7 +9,7 @@ import {
 } from "@accord/core"
 import { ScryptPasswordHasherLive, testScryptCost, type ScryptHasherOptions } from "@accord/core/node"
 import { makeMemoryStore } from "@accord/store-memory"
-import { Effect, Either, Layer, ManagedRuntime, ParseResult, Schema } from "effect"
+import { Effect, Layer, ManagedRuntime, Result, Schema } from "effect"
 
 export interface AccordTestKitOptions {
   /** The seeded user's id. Default `u_1`. */
@@ -38,7 +38,7 @@ export interface AccordTestKit {
 /** A fresh random token in the Authorization token grammar (base64url), unique to this kit. */
 const newToken = (kind: string) => `${kind}_${randomBytes(24).toString("base64url")}`
 
-const decodeSeed = Schema.decodeUnknownEither(Seed)
+const decodeSeed = Schema.decodeUnknownResult(Seed)
 
 /**
  * One call to a ready Accord runtime on an in-process store, seeded with a user, an application credential and the
@@ -62,10 +62,8 @@ export const makeAccordTestKit = async (options: AccordTestKitOptions = {}): Pro
       is_default: method.isDefault ?? false
     }))
   })
-  if (Either.isLeft(decoded)) {
-    throw new Error(`makeAccordTestKit: invalid options\n${ParseResult.TreeFormatter.formatErrorSync(decoded.left)}`)
-  }
-  const seed = decoded.right
+  if (Result.isFailure(decoded)) throw new Error(`makeAccordTestKit: invalid options\n${decoded.failure.message}`)
+  const seed = decoded.success
   const [user] = seed.users
   const [client] = seed.clients
   if (user === undefined || client === undefined) throw new Error("makeAccordTestKit: the seed lost its credentials")

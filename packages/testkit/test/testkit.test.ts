@@ -25,7 +25,7 @@ afterEach(async () => {
 })
 
 const authenticate = (made: AccordTestKit, token: string) =>
-  made.runtime.runPromise(Effect.either(Effect.flatMap(Authenticator, (auth) => auth.authenticate(token))))
+  made.runtime.runPromise(Effect.result(Effect.flatMap(Authenticator, (auth) => auth.authenticate(token))))
 
 describe("makeAccordTestKit", () => {
   it("seeds a user and a client whose tokens authenticate through the Authenticator port", async () => {
@@ -35,11 +35,11 @@ describe("makeAccordTestKit", () => {
     expect(isWellFormedToken(made.user.token)).toBe(true)
     expect(isWellFormedToken(made.client.token)).toBe(true)
     const user = await authenticate(made, made.user.token)
-    expect(user._tag === "Right" && user.right).toStrictEqual(Principal.User({ userId: made.user.id }))
+    expect(user._tag === "Success" && user.success).toStrictEqual(Principal.User({ userId: made.user.id }))
     const client = await authenticate(made, made.client.token)
-    expect(client._tag === "Right" && client.right).toStrictEqual(Principal.Client({ clientId: made.client.id }))
+    expect(client._tag === "Success" && client.success).toStrictEqual(Principal.Client({ clientId: made.client.id }))
     const unknown = await authenticate(made, "not-a-seeded-token")
-    expect(unknown._tag === "Left" && unknown.left).toMatchObject({ _tag: "Unauthenticated", reason: "invalid_token" })
+    expect(unknown._tag === "Failure" && unknown.failure).toMatchObject({ _tag: "Unauthenticated", reason: "invalid_token" })
   })
 
   it("runs the preferences use cases through the returned runtime", async () => {
@@ -49,8 +49,8 @@ describe("makeAccordTestKit", () => {
     )
     expect(updated).toMatchObject({ language: "en-US", timezone: 60, mfaEnabled: true })
     expect(await made.runtime.runPromise(getLanguagePreferences(made.user.id))).toStrictEqual(updated)
-    const invalid = await made.runtime.runPromise(Effect.either(updateLanguagePreferences(made.user.id, { language: "en_US" })))
-    expect(invalid._tag === "Left" && invalid.left._tag).toBe("ValidationError")
+    const invalid = await made.runtime.runPromise(Effect.result(updateLanguagePreferences(made.user.id, { language: "en_US" })))
+    expect(invalid._tag === "Failure" && invalid.failure._tag).toBe("ValidationError")
   })
 
   it("seeds the user's payment methods, none default, and set-default works on them", async () => {
@@ -63,8 +63,8 @@ describe("makeAccordTestKit", () => {
     expect(chosen.isDefault).toBe(true)
     const listed = await made.runtime.runPromise(listPaymentMethods(made.user.id))
     expect(listed.map((method) => method.isDefault)).toStrictEqual([false, true])
-    const foreign = await made.runtime.runPromise(Effect.either(setDefaultPaymentMethod("someone-else" as typeof made.user.id, "pm_1")))
-    expect(foreign._tag === "Left" && foreign.left._tag).toBe("NotFound")
+    const foreign = await made.runtime.runPromise(Effect.result(setDefaultPaymentMethod("someone-else" as typeof made.user.id, "pm_1")))
+    expect(foreign._tag === "Failure" && foreign.failure._tag).toBe("NotFound")
   })
 
   it("creates public plan entries with the cheap test scrypt cost", async () => {
@@ -96,7 +96,7 @@ describe("makeAccordTestKit", () => {
     const first = await kit()
     const second = await kit()
     expect(first.user.token).not.toBe(second.user.token)
-    expect((await authenticate(second, first.user.token))._tag).toBe("Left")
+    expect((await authenticate(second, first.user.token))._tag).toBe("Failure")
     await first.runtime.runPromise(updateLanguagePreferences(first.user.id, { language: "fr" }))
     expect((await second.runtime.runPromise(getLanguagePreferences(second.user.id))).language).toBe("en")
   })

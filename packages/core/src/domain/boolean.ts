@@ -1,4 +1,7 @@
 import { Schema } from "effect"
 
 /** A JSON boolean only: `"true"` and `1` are type errors, not truthy values. */
-export const StrictBoolean = Schema.Boolean.annotations({ description: "a boolean (true or false)" })
+export const StrictBoolean = Schema.Boolean.annotate({
+  description: "a boolean (true or false)",
+  expected: "a boolean (true or false)"
+})

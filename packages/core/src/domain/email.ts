@@ -1,5 +1,6 @@
-import { Schema } from "effect"
+import { Schema, SchemaTransformation } from "effect"
 import { issue } from "./field-issue.js"
+import { describedAs } from "./json-schema.js"
 
 const MAX_LENGTH = 254
 const MAX_LOCAL_LENGTH = 64
@@ -7,7 +8,7 @@ const LOCAL_PART = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_
 const LABEL = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/
 const HAS_LETTER = /[A-Za-z]/
 
-/** Trims ASCII whitespace only (CONTRACT: "after trimming ASCII whitespace"); String#trim would eat Unicode spaces. */
+/** Trims ASCII whitespace only (docs/api.md: "after trimming ASCII whitespace"); String#trim would eat Unicode spaces. */
 const trimAscii = (value: string): string => value.replace(/^[\t\n\f\r ]+|[\t\n\f\r ]+$/g, "")
 
 const isPlainAddress = (value: string): boolean => {
@@ -29,24 +30,29 @@ const lowerCaseDomain = (address: string): string => {
   return address.slice(0, at) + address.slice(at).toLowerCase()
 }
 
-const CheckedAddress = Schema.String.pipe(
-  Schema.minLength(1, issue("too_short", "must not be empty")),
-  Schema.maxLength(MAX_LENGTH, issue("too_long", `must be at most ${MAX_LENGTH} characters`)),
-  Schema.filter(isPlainAddress, issue("invalid_format", "must be a plain email address (local@domain.tld)"))
+const CheckedAddress = Schema.String.check(
+  Schema.isMinLength(1, issue("too_short", "must not be empty")).abort(),
+  Schema.isMaxLength(MAX_LENGTH, issue("too_long", `must be at most ${MAX_LENGTH} characters`)).abort(),
+  Schema.makeFilter<string>(isPlainAddress, {
+    ...issue("invalid_format", "must be a plain email address (local@domain.tld)"),
+    toJsonSchema: () => ({})
+  }).abort()
 )
 
-const TrimmedString = Schema.transform(Schema.String, Schema.String, { strict: true, decode: trimAscii, encode: (a) => a })
-const DomainLowerCased = Schema.transform(Schema.String, Schema.String, { strict: true, decode: lowerCaseDomain, encode: (a) => a })
+const normalise = (decode: (value: string) => string) =>
+  SchemaTransformation.transform({ decode, encode: (value: string) => value })
 
 /**
- * An email address as CONTRACT.md defines it: ASCII whitespace trimmed, plain dot-atom form, domain lower-cased.
+ * An email address as docs/api.md defines it: ASCII whitespace trimmed, plain dot-atom form, domain lower-cased.
  * Decoding normalises; the decoded value is what is stored and returned.
  */
-export const Email = TrimmedString.pipe(Schema.compose(CheckedAddress), Schema.compose(DomainLowerCased), Schema.brand("Email")).annotations({
-  identifier: "Email",
-  description: "a plain email address",
-  jsonSchema: { type: "string", format: "email", minLength: 1, maxLength: MAX_LENGTH }
-})
+export const Email = Schema.String.check(describedAs({ format: "email", minLength: 1, maxLength: MAX_LENGTH }))
+  .annotate({ identifier: "Email" })
+  .pipe(
+    Schema.decodeTo(CheckedAddress, normalise(trimAscii)),
+    Schema.decodeTo(Schema.String, normalise(lowerCaseDomain)),
+    Schema.brand("Email")
+  )
 export type Email = typeof Email.Type
 
 /** The key that makes two addresses the same account: the whole address, case-insensitively. */

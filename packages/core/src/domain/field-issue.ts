@@ -1,6 +1,6 @@
-import type { SchemaAST } from "effect"
+import type { Schema } from "effect"
 
-/** Stable codes of a field problem, as listed in CONTRACT.md ("Precise rules"). */
+/** Stable codes of a field problem, as listed in docs/api.md ("Precise rules"). */
 export type FieldIssueCode =
   | "required"
   | "invalid_type"
@@ -18,14 +18,14 @@ export interface FieldIssue {
   readonly detail: string
 }
 
-/** Annotation key carrying the field issue code that a failing refinement reports. */
-export const FieldIssueCodeId: unique symbol = Symbol.for("@accord/core/FieldIssueCode")
+/** Annotation key carrying the field issue code that a failing check or type reports. */
+export const FIELD_ISSUE_CODE = "accordFieldIssueCode"
 
 /**
- * Annotations for a refinement: the code a failure maps to and its human detail.
- * Used on every bounded field so that the issue code lives next to the bound it names.
+ * Annotations for a check: the code a failure maps to and its human detail. Used on every bounded field so that the
+ * issue code lives next to the bound it names.
  */
-export const issue = (code: FieldIssueCode, detail: string): SchemaAST.Annotations => ({
-  [FieldIssueCodeId]: code,
-  message: () => detail
+export const issue = (code: FieldIssueCode, detail: string): Schema.Annotations.Filter => ({
+  [FIELD_ISSUE_CODE]: code,
+  message: detail
 })

@@ -8,9 +8,10 @@ export type UserId = typeof UserId.Type
 export const ClientId = Schema.NonEmptyString.pipe(Schema.brand("ClientId"))
 export type ClientId = typeof ClientId.Type
 
+const PAYMENT_METHOD_ID = /^[A-Za-z0-9_-]{1,100}$/
+
 /** Payment method ids: 1 to 100 characters of `[A-Za-z0-9_-]`. */
-export const PaymentMethodId = Schema.String.pipe(
-  Schema.pattern(/^[A-Za-z0-9_-]{1,100}$/),
-  Schema.brand("PaymentMethodId")
-).annotations({ identifier: "PaymentMethodId", jsonSchema: { type: "string", pattern: "^[A-Za-z0-9_-]{1,100}$" } })
+export const PaymentMethodId = Schema.String.check(Schema.isPattern(PAYMENT_METHOD_ID))
+  .pipe(Schema.brand("PaymentMethodId"))
+  .annotate({ identifier: "PaymentMethodId" })
 export type PaymentMethodId = typeof PaymentMethodId.Type

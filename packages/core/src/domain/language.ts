@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import { Schema, SchemaTransformation } from "effect"
 import { boundedMemo } from "./bounded-memo.js"
 import { issue } from "./field-issue.js"
 
@@ -24,22 +24,21 @@ const canonicalise = (tag: string): string | undefined => {
   return canonical === INVALID ? undefined : canonical
 }
 
-const CheckedTag = Schema.String.pipe(
-  Schema.minLength(1, issue("too_short", "must not be empty")),
-  Schema.maxLength(MAX_LENGTH, issue("too_long", `must be at most ${MAX_LENGTH} characters`)),
-  Schema.filter((tag) => canonicalise(tag) !== undefined, issue("invalid_format", "must be a BCP 47 language tag such as en-US"))
-)
+const CheckedTag = Schema.String.check(
+  Schema.isMinLength(1, issue("too_short", "must not be empty")).abort(),
+  Schema.isMaxLength(MAX_LENGTH, issue("too_long", `must be at most ${MAX_LENGTH} characters`)).abort(),
+  Schema.makeFilter<string>((tag) => canonicalise(tag) !== undefined, {
+    ...issue("invalid_format", "must be a BCP 47 language tag such as en-US"),
+    toJsonSchema: () => ({})
+  }).abort()
+).annotate({ identifier: "LanguageTag", examples: ["en", "en-US", "pt-BR"] })
 
 /** A BCP 47 language tag, stored in the canonical form `Intl.getCanonicalLocales` returns (`EN-us` -> `en-US`). */
-export const LanguageTag = Schema.transform(CheckedTag, Schema.String, {
-  strict: true,
-  decode: (tag) => canonicalise(tag) ?? tag,
-  encode: (tag) => tag
-})
-  .pipe(Schema.brand("LanguageTag"))
-  .annotations({
-    identifier: "LanguageTag",
-    description: "a BCP 47 language tag",
-    jsonSchema: { type: "string", minLength: 1, maxLength: MAX_LENGTH, examples: ["en", "en-US", "pt-BR"] }
-  })
+export const LanguageTag = CheckedTag.pipe(
+  Schema.decodeTo(
+    Schema.String,
+    SchemaTransformation.transform({ decode: (tag: string) => canonicalise(tag) ?? tag, encode: (tag: string) => tag })
+  ),
+  Schema.brand("LanguageTag")
+)
 export type LanguageTag = typeof LanguageTag.Type

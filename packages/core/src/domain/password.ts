@@ -1,4 +1,4 @@
-import { Redacted, Schema } from "effect"
+import { type Redacted, Schema } from "effect"
 import { issue } from "./field-issue.js"
 
 const MIN = 8
@@ -10,17 +10,19 @@ const codePoints = (value: string): number => {
   return count
 }
 
-const CheckedPassword = Schema.String.pipe(
-  Schema.filter((value) => codePoints(value) >= MIN, issue("too_short", `must be at least ${MIN} characters`)),
-  Schema.filter((value) => codePoints(value) <= MAX, issue("too_long", `must be at most ${MAX} characters`))
-)
+const CheckedPassword = Schema.String.check(
+  Schema.makeFilter<string>((value) => codePoints(value) >= MIN, {
+    ...issue("too_short", `must be at least ${MIN} characters`),
+    toJsonSchema: () => ({ minLength: MIN })
+  }).abort(),
+  Schema.makeFilter<string>((value) => codePoints(value) <= MAX, {
+    ...issue("too_long", `must be at most ${MAX} characters`),
+    toJsonSchema: () => ({ maxLength: MAX })
+  }).abort()
+).annotate({ identifier: "Password", writeOnly: true })
 
 /** A clear-text password, wrapped in Redacted as soon as it is decoded so it cannot reach a log by accident. */
-export const Password = Schema.Redacted(CheckedPassword).annotations({
-  identifier: "Password",
-  description: "a password",
-  jsonSchema: { type: "string", minLength: MIN, maxLength: MAX, writeOnly: true }
-})
+export const Password = Schema.RedactedFromValue(CheckedPassword)
 export type Password = Redacted.Redacted<string>
 
 /** A salted, slow hash of a password in the hasher's own self-describing format. */

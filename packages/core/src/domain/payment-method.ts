@@ -5,8 +5,8 @@ import { issue } from "./field-issue.js"
 import { Timestamp, toTimestamp } from "./timestamp.js"
 
 /** `is_default` may only confirm the operation: `false` would ask for something this route does not do. */
-const OnlyTrue = StrictBoolean.pipe(
-  Schema.filter((value) => value, { ...issue("not_allowed", "may only be true"), jsonSchema: { const: true } })
+const OnlyTrue = StrictBoolean.check(
+  Schema.makeFilter<boolean>((value) => value, { ...issue("not_allowed", "may only be true"), toJsonSchema: () => ({ const: true }) })
 )
 
 export interface PaymentMethod {
@@ -18,7 +18,7 @@ export interface PaymentMethod {
 }
 
 /** Set-default body: `{}` or `{"is_default": true}`; no body at all counts as `{}`. */
-export const SetDefaultBody = Schema.Struct({ is_default: Schema.optionalWith(OnlyTrue, { exact: true }) }).annotations({
+export const SetDefaultBody = Schema.Struct({ is_default: Schema.optionalKey(OnlyTrue) }).annotate({
   identifier: "PaymentMethodUpdate"
 })
 
@@ -27,10 +27,10 @@ export const PaymentMethodView = Schema.Struct({
   is_default: Schema.Boolean,
   created_at: Timestamp,
   updated_at: Timestamp
-}).annotations({ identifier: "PaymentMethod" })
+}).annotate({ identifier: "PaymentMethod" })
 export type PaymentMethodView = typeof PaymentMethodView.Type
 
-export const PaymentMethodList = Schema.Struct({ data: Schema.Array(PaymentMethodView) }).annotations({
+export const PaymentMethodList = Schema.Struct({ data: Schema.Array(PaymentMethodView) }).annotate({
   identifier: "PaymentMethodList"
 })
 export type PaymentMethodList = typeof PaymentMethodList.Type

@@ -11,7 +11,7 @@ export interface PlanEntry {
   readonly createdAt: Date
 }
 
-export const PlanEntryBody = Schema.Struct({ email: Email, password: Password }).annotations({
+export const PlanEntryBody = Schema.Struct({ email: Email, password: Password }).annotate({
   identifier: "PlanEntryCreate"
 })
 export type PlanEntryBody = typeof PlanEntryBody.Type
@@ -20,7 +20,7 @@ export type PlanEntryBody = typeof PlanEntryBody.Type
 export const MASKED_PASSWORD = "********"
 
 export const PlanEntryView = Schema.Struct({
-  email: Schema.String.annotations({ jsonSchema: { type: "string", format: "email" } }),
+  email: Schema.String.annotate({ format: "email" }),
   password: Schema.Literal(MASKED_PASSWORD)
-}).annotations({ identifier: "PlanEntry" })
+}).annotate({ identifier: "PlanEntry" })
 export type PlanEntryView = typeof PlanEntryView.Type

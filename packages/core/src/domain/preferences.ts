@@ -3,6 +3,8 @@ import { LanguageTag } from "./language.js"
 import { TimezoneOffset } from "./timezone.js"
 import { StrictBoolean } from "./boolean.js"
 import { Timestamp, toTimestamp } from "./timestamp.js"
+import { describedAs } from "./json-schema.js"
+import { WireInt } from "./wire-int.js"
 
 /** A user's preferences record, one per user. */
 export interface Preferences {
@@ -14,24 +16,22 @@ export interface Preferences {
   readonly updatedAt: Date
 }
 
-/** The values a new record starts with (CONTRACT: created on first read or write). */
+/** The values a new record starts with (docs/api.md: created on first read or write). */
 export const defaultPreferenceValues = {
   language: LanguageTag.make("en"),
   timezone: TimezoneOffset.make(0),
   mfaEnabled: false
 } as const
 
-
 /** Read-only fields: accepted whatever their type or value, then ignored. */
-const ReadOnly = Schema.optionalWith(
-  Schema.declare((_: unknown): _ is unknown => true, {
-    identifier: "ReadOnlyField",
-    jsonSchema: {
+const ReadOnly = Schema.optionalKey(
+  // Already in JSON form (no codec to derive), so the generated JSON Schema keeps the description below.
+  Schema.declare((_: unknown): _ is unknown => true, { toCodecJson: () => undefined }).check(
+    describedAs({
       type: ["string", "number", "boolean", "object", "array", "null"],
       description: "read-only: accepted whatever its value, and ignored"
-    }
-  }),
-  { exact: true }
+    })
+  ).annotate({ identifier: "ReadOnlyField" })
 )
 
 /**
@@ -41,12 +41,12 @@ const ReadOnly = Schema.optionalWith(
  */
 export const PreferencesPatchBody = Schema.Struct({
   id: ReadOnly,
-  language: Schema.optionalWith(LanguageTag, { exact: true }),
-  timezone: Schema.optionalWith(TimezoneOffset, { exact: true }),
-  mfa_enabled: Schema.optionalWith(StrictBoolean, { exact: true }),
+  language: Schema.optionalKey(LanguageTag),
+  timezone: Schema.optionalKey(TimezoneOffset),
+  mfa_enabled: Schema.optionalKey(StrictBoolean),
   created_at: ReadOnly,
   updated_at: ReadOnly
-}).annotations({ identifier: "PreferencesUpdate" })
+}).annotate({ identifier: "PreferencesUpdate" })
 export type PreferencesPatchBody = typeof PreferencesPatchBody.Type
 
 export interface PreferencesPatch {
@@ -78,15 +78,15 @@ export const applyPatch = (current: Preferences, patch: PreferencesPatch, now: D
   return { id: current.id, language, timezone, mfaEnabled, createdAt: current.createdAt, updatedAt: now }
 }
 
-/** The wire form of a record (CONTRACT "Resources"). */
+/** The wire form of a record (docs/api.md, "Resources"). */
 export const PreferencesView = Schema.Struct({
-  id: Schema.Int,
+  id: WireInt,
   language: Schema.String,
-  timezone: Schema.Int,
+  timezone: WireInt,
   mfa_enabled: Schema.Boolean,
   created_at: Timestamp,
   updated_at: Timestamp
-}).annotations({ identifier: "Preferences" })
+}).annotate({ identifier: "Preferences" })
 export type PreferencesView = typeof PreferencesView.Type
 
 export const toPreferencesView = (record: Preferences): PreferencesView => ({

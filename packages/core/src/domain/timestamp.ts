@@ -2,9 +2,10 @@ import { Schema } from "effect"
 import { boundedMemo } from "./bounded-memo.js"
 
 /** A UTC instant on the wire: ISO 8601 with milliseconds (`2026-11-21T10:00:00.000Z`), as `Date#toISOString` writes. */
-export const Timestamp = Schema.String.annotations({
+export const Timestamp = Schema.String.annotate({
   identifier: "Timestamp",
-  jsonSchema: { type: "string", format: "date-time", examples: ["2026-11-21T10:00:00.000Z"] }
+  format: "date-time",
+  examples: ["2026-11-21T10:00:00.000Z"]
 })
 
 /** Epoch milliseconds -> wire form; a record's instants are written again on every response. */

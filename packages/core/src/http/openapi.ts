@@ -1,28 +1,29 @@
-import { JSONSchema, Schema } from "effect"
+import { JsonSchema, Schema, SchemaRepresentation } from "effect"
+import { WireInt } from "../domain/wire-int.js"
 import { REASON_PHRASES } from "./problem.js"
 import { apiRoutes, type Operation } from "./routes.js"
 
 const FieldProblem = Schema.Struct({
-  pointer: Schema.String.annotations({ description: "JSON pointer to the field, e.g. /email" }),
-  code: Schema.Literal("required", "invalid_type", "too_short", "too_long", "out_of_range", "invalid_format", "unknown_field", "not_allowed"),
+  pointer: Schema.String.annotate({ description: "JSON pointer to the field, e.g. /email" }),
+  code: Schema.Literals(["required", "invalid_type", "too_short", "too_long", "out_of_range", "invalid_format", "unknown_field", "not_allowed"]),
   detail: Schema.String
-}).annotations({ identifier: "FieldProblem" })
+}).annotate({ identifier: "FieldProblem" })
 
 /** The problem+json body every error carries (RFC 9457), as CONTRACT.md fixes it. */
 export const ProblemSchema = Schema.Struct({
   type: Schema.Literal("about:blank"),
   title: Schema.String,
-  status: Schema.Int,
+  status: WireInt,
   detail: Schema.String,
-  code: Schema.String.annotations({
+  code: Schema.String.annotate({
     description:
       "Stable machine-readable code: invalid_json, invalid_body, validation_failed, unauthenticated, invalid_token, " +
       "insufficient_scope, not_found, method_not_allowed, payload_too_large, unsupported_media_type, uri_too_long, " +
       "rate_limited, unavailable, internal; and, for requests refused before they are read: bad_request (400, not " +
       "HTTP), request_timeout (408), headers_too_large (431)"
   }),
-  errors: Schema.optional(Schema.Array(FieldProblem))
-}).annotations({ identifier: "Problem" })
+  errors: Schema.optionalKey(Schema.Array(FieldProblem))
+}).annotate({ identifier: "Problem" })
 
 type JsonObject = Record<string, unknown>
 
@@ -42,9 +43,23 @@ const ERROR_HEADERS: Readonly<Record<number, JsonObject>> = {
  * field bounds in the document are the bounds that are enforced.
  */
 export const makeOpenApiDocument = (options: { readonly serverUrl: string }): JsonObject => {
-  const definitions: Record<string, JSONSchema.JsonSchema7> = {}
-  const schemaOf = (schema: Schema.Schema.AnyNoContext) =>
-    JSONSchema.fromAST(schema.ast, { definitions, definitionPath: "#/components/schemas/", target: "openApi3.1" })
+  // Every schema the document names, compiled together so that they share one set of definitions. From the Schemas'
+  // own ASTs: they describe JSON already, and a derived JSON codec would also admit "NaN" for a number.
+  const named: Array<Schema.Top> = [ProblemSchema]
+  for (const route of apiRoutes) {
+    for (const operation of route.operations) {
+      named.push(operation.response)
+      if (operation.body !== undefined) named.push(operation.body.schema)
+    }
+  }
+  const compiled = JsonSchema.toMultiDocumentOpenApi3_1(
+    SchemaRepresentation.toJsonSchemaMultiDocument(
+      SchemaRepresentation.toRepresentations(named.map((schema) => schema.ast) as [never, ...Array<never>]),
+      { onExcessProperty: "error" }
+    )
+  )
+  const definitions = compiled.definitions
+  const schemaOf = (schema: Schema.Top): JsonSchema.JsonSchema => compiled.schemas[named.indexOf(schema)] ?? {}
   const problemRef = schemaOf(ProblemSchema)
 
   const operationObject = (operation: Operation, pathParams: ReadonlyArray<string>): JsonObject => {

@@ -36,8 +36,8 @@ export interface Operation {
   readonly access: Access
   readonly successStatus: 200 | 201
   /** The JSON body the operation reads; `required: false` means no body at all is fine too. */
-  readonly body?: { readonly schema: Schema.Schema.AnyNoContext; readonly required: boolean }
-  readonly response: Schema.Schema.AnyNoContext
+  readonly body?: { readonly schema: Schema.Top; readonly required: boolean }
+  readonly response: Schema.Top
   /** Error statuses the operation can answer besides the ones every credentialed route has. */
   readonly errorStatuses: ReadonlyArray<number>
 }
@@ -50,7 +50,7 @@ export interface Route {
   readonly operations: ReadonlyArray<Operation>
 }
 
-const HealthView = Schema.Struct({ status: Schema.Literal("ok") }).annotations({ identifier: "Health" })
+const HealthView = Schema.Struct({ status: Schema.Literal("ok") }).annotate({ identifier: "Health" })
 
 const planEntryView = (email: string): typeof PlanEntryView.Type => ({ email, password: MASKED_PASSWORD })
 

@@ -1,5 +1,5 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from "node:crypto"
-import { Effect, Layer, Redacted } from "effect"
+import { Effect, Layer, Redacted, Semaphore } from "effect"
 import { Unavailable } from "../domain/errors.js"
 import { PasswordHash } from "../domain/password.js"
 import { PasswordHasher } from "../ports/password-hasher.js"
@@ -29,7 +29,7 @@ const SALT_BYTES = 16
 const KEY_BYTES = 32
 
 const derive = (password: string, salt: Buffer, cost: ScryptOptions & { N: number; r: number }) =>
-  Effect.async<Buffer, Error>((resume) => {
+  Effect.callback<Buffer, Error>((resume) => {
     // scrypt needs 128*N*r bytes; node's default maxmem (32 MiB) is exactly too small for N=2^15, r=8.
     scrypt(password, salt, KEY_BYTES, { ...cost, maxmem: 256 * cost.N * cost.r }, (error, key) =>
       resume(error ? Effect.fail(error) : Effect.succeed(key))
@@ -54,7 +54,7 @@ export const makeScryptHasher = (options: ScryptHasherOptions = {}) =>
     const maxConcurrent = options.maxConcurrent ?? DEFAULT_SCRYPT_MAX_CONCURRENT
     const maxQueued = options.maxQueued ?? DEFAULT_SCRYPT_MAX_QUEUED
     const saturated = new Unavailable({ reason: "hashing_saturated", retryAfterSeconds: options.retryAfterSeconds ?? 1 })
-    const slots = yield* Effect.makeSemaphore(maxConcurrent)
+    const slots = yield* Semaphore.make(maxConcurrent)
     let admitted = 0
 
     const bounded = <A>(work: Effect.Effect<A, Error>): Effect.Effect<A, Unavailable> =>

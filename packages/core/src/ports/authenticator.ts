@@ -6,9 +6,9 @@ import type { Principal } from "../domain/principal.js"
  * Resolves a credential (the token of an `Authorization: Bearer` header, already checked against the token
  * grammar) to a principal. Unknown or rejected credentials fail with `Unauthenticated({ reason: "invalid_token" })`.
  */
-export class Authenticator extends Context.Tag("@accord/core/Authenticator")<
+export class Authenticator extends Context.Service<
   Authenticator,
   {
     readonly authenticate: (token: string) => Effect.Effect<Principal, Unauthenticated | Unavailable>
   }
->() {}
+>()("@accord/core/Authenticator") {}

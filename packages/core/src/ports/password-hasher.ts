@@ -3,10 +3,10 @@ import type { Unavailable } from "../domain/errors.js"
 import type { PasswordHash } from "../domain/password.js"
 
 /** Slow, salted password hashing. Fails with Unavailable when its bounded queue is full. */
-export class PasswordHasher extends Context.Tag("@accord/core/PasswordHasher")<
+export class PasswordHasher extends Context.Service<
   PasswordHasher,
   {
     readonly hash: (password: Redacted.Redacted<string>) => Effect.Effect<PasswordHash, Unavailable>
     readonly verify: (password: Redacted.Redacted<string>, hash: PasswordHash) => Effect.Effect<boolean, Unavailable>
   }
->() {}
+>()("@accord/core/PasswordHasher") {}

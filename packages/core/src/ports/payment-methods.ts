@@ -4,7 +4,7 @@ import type { PaymentMethodId, UserId } from "../domain/ids.js"
 import type { PaymentMethod } from "../domain/payment-method.js"
 
 /** A user's payment methods. Invariant: at most one default per user at every instant. */
-export class PaymentMethods extends Context.Tag("@accord/core/PaymentMethods")<
+export class PaymentMethods extends Context.Service<
   PaymentMethods,
   {
     /** The user's methods ordered by id in code-point order. */
@@ -20,4 +20,4 @@ export class PaymentMethods extends Context.Tag("@accord/core/PaymentMethods")<
       now: Date
     ) => Effect.Effect<PaymentMethod, NotFound | Unavailable>
   }
->() {}
+>()("@accord/core/PaymentMethods") {}

@@ -3,11 +3,11 @@ import type { Unavailable } from "../domain/errors.js"
 import type { PlanEntry } from "../domain/plan-entry.js"
 
 /** Stored public plan entries, unique by `emailKey`. */
-export class PlanEntries extends Context.Tag("@accord/core/PlanEntries")<
+export class PlanEntries extends Context.Service<
   PlanEntries,
   {
     /** Stores the entry unless one with the same `emailKey` exists; never overwrites. True when it was stored. */
     readonly insertIfAbsent: (entry: PlanEntry) => Effect.Effect<boolean, Unavailable>
     readonly findByEmailKey: (emailKey: string) => Effect.Effect<PlanEntry | undefined, Unavailable>
   }
->() {}
+>()("@accord/core/PlanEntries") {}

@@ -4,7 +4,7 @@ import type { UserId } from "../domain/ids.js"
 import type { Preferences } from "../domain/preferences.js"
 
 /** One preferences record per user, created with `defaultPreferenceValues` on first access. */
-export class PreferencesStore extends Context.Tag("@accord/core/PreferencesStore")<
+export class PreferencesStore extends Context.Service<
   PreferencesStore,
   {
     /** The user's record, created (createdAt = updatedAt = now) when the user has none yet. */
@@ -19,4 +19,4 @@ export class PreferencesStore extends Context.Tag("@accord/core/PreferencesStore
       change: (current: Preferences) => Preferences
     ) => Effect.Effect<Preferences, Unavailable>
   }
->() {}
+>()("@accord/core/PreferencesStore") {}

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, TestClock } from "effect"
+import { Effect } from "effect"
+import { TestClock } from "effect/testing"
 import { getLanguagePreferences, toPreferencesView, updateLanguagePreferences } from "@accord/core"
 import { alice, bob, issuesOf, TestServices, type Issue } from "./support.js"
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, TestClock } from "effect"
+import { Effect } from "effect"
+import { TestClock } from "effect/testing"
 import {
   listPaymentMethods,
   NotFound,
@@ -25,7 +26,7 @@ const seeded = seed({
 const views = (userId: UserId) => Effect.map(listPaymentMethods(userId), (methods) => methods.map(toPaymentMethodView))
 
 const run = <A, E>(effect: Effect.Effect<A, E, AccordServices>) =>
-  Effect.zipRight(seeded, effect).pipe(Effect.provide(TestServices))
+  Effect.andThen(seeded, effect).pipe(Effect.provide(TestServices))
 
 describe("setDefaultPaymentMethod", () => {
   it.effect("makes the method the only default; the previous default gets a new updated_at", () =>

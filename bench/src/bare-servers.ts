@@ -13,7 +13,7 @@ import {
   type BareResponse,
   type BareStore
 } from "./bare-domain.js"
-import { LANGUAGE_PATH } from "./fixtures.js"
+import { LANGUAGE_PATH } from "./workload.js"
 
 /** The baselines: each framework used the way its documentation shows, doing the same work as Accord by hand. */
 
@@ -22,7 +22,8 @@ export interface BareServer {
   readonly close: () => Promise<void>
 }
 
-const BODY_LIMIT = 16_384
+/** Largest body a server of the bench reads (the peers use it too). */
+export const BODY_LIMIT = 16_384
 const PAYMENT_METHOD_ROUTE = "/api/payments/v1/payment-methods/:id/"
 
 export const startBareFastify = async (store: BareStore): Promise<BareServer> => {

@@ -2,7 +2,7 @@ import { mkdirSync } from "node:fs"
 import { resolve } from "node:path"
 import { scenarios } from "./fixtures.js"
 import { forkChild, messageOf, runLoad, stopChild } from "./processes.js"
-import { isServerKind } from "./protocol.js"
+import { isServerKind, SERVER_KINDS } from "./protocol.js"
 
 /**
  * Profiles one server under load: `node bench/dist/profile.js <kind> <scenario number> [seconds] [directory]`, e.g.
@@ -13,7 +13,7 @@ import { isServerKind } from "./protocol.js"
 const [kind, scenarioIndex = "0", seconds = "10", directory = "profiles"] = process.argv.slice(2)
 const scenario = scenarios[Number(scenarioIndex)]
 if (!isServerKind(kind) || scenario === undefined) {
-  console.error("usage: profile.js <fastify-accord|fastify-bare|koa-accord|koa-bare> <scenario 0|1> [seconds] [directory]")
+  console.error(`usage: profile.js <${SERVER_KINDS.join("|")}> <scenario 0|1> [seconds] [directory]`)
   process.exit(2)
 }
 const target = resolve(directory)

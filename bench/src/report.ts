@@ -1,11 +1,10 @@
-import type { MemoryResult, MicroResult, ServerKind } from "./protocol.js"
+import { ADAPTER_KINDS, BARE_OF, PEER_KINDS, type AdapterKind, type MemoryResult, type MicroResult, type ServerKind } from "./protocol.js"
 
 /** Turns the measurements into the tables printed at the end and written to bench/RESULTS.md. */
 
 export interface HttpRun {
   readonly round: number
   readonly scenario: string
-  readonly framework: "fastify" | "koa"
   readonly kind: ServerKind
   readonly requestsPerSecond: number
   readonly p50Ms: number
@@ -52,6 +51,22 @@ const mib = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MiB`
 const thousands = (value: number): string => Math.round(value).toLocaleString("en-US")
 const load = (values: ReadonlyArray<number>): string => values.map((value) => value.toFixed(2)).join(" / ")
 
+/** How the tables name the servers an adapter is compared with. */
+const LABELS: Readonly<Record<ServerKind, string>> = {
+  "fastify-accord": "Fastify adapter",
+  "fastify-bare": "bare Fastify",
+  "koa-accord": "Koa adapter",
+  "koa-bare": "bare Koa",
+  "fastify-tsrest": "ts-rest",
+  "effect-httpapi": "Effect HttpApi"
+}
+
+const FRAMEWORK_OF: Readonly<Record<AdapterKind, "fastify" | "koa">> = { "fastify-accord": "fastify", "koa-accord": "koa" }
+
+/** 0.61 -> "0.61 of bare Fastify", 2.5 -> "2.50x Effect HttpApi". */
+const share = (ratio: number, other: string): string =>
+  !Number.isFinite(ratio) ? `n/a against ${other}` : ratio < 1 ? `${ratio.toFixed(2)} of ${other}` : `${ratio.toFixed(2)}x ${other}`
+
 const httpSection = (input: ReportInput): string => {
   if (input.http.length === 0) return ""
   const { median } = input
@@ -72,49 +87,84 @@ const httpSection = (input: ReportInput): string => {
       ]
     })
   )
+  /** An adapter against another server in one scenario; undefined when that server was not measured. */
+  const compare = (scenario: string, adapter: AdapterKind, other: ServerKind) => {
+    const accord = of(scenario, adapter)
+    const them = of(scenario, other)
+    if (accord.length === 0 || them.length === 0) return undefined
+    return {
+      throughput: median(accord.map((run) => run.requestsPerSecond)) / median(them.map((run) => run.requestsPerSecond)),
+      paired: median(
+        accord.map((run) => run.requestsPerSecond / (them.find((theirs) => theirs.round === run.round)?.requestsPerSecond ?? Number.NaN))
+      ),
+      cpu: median(them.map((run) => run.cpuMicrosPerRequest)) / median(accord.map((run) => run.cpuMicrosPerRequest)),
+      p99: median(accord.map((run) => run.p99Ms)) / median(them.map((run) => run.p99Ms))
+    }
+  }
+  const adapters = ADAPTER_KINDS.filter((adapter) => kinds.includes(adapter))
   const ratioRows = scenarios.flatMap((scenario) =>
-    (["fastify", "koa"] as const).map((framework) => {
-      const accord = of(scenario, `${framework}-accord`)
-      const bare = of(scenario, `${framework}-bare`)
-      const throughput = median(accord.map((run) => run.requestsPerSecond)) / median(bare.map((run) => run.requestsPerSecond))
-      const paired = median(
-        accord.map((run) => run.requestsPerSecond / (bare.find((other) => other.round === run.round)?.requestsPerSecond ?? Number.NaN))
+    adapters.flatMap((adapter) =>
+      [BARE_OF[adapter], ...PEER_KINDS].flatMap((other) => {
+        const ratios = compare(scenario, adapter, other)
+        if (ratios === undefined) return []
+        const framework = FRAMEWORK_OF[adapter]
+        const isBaseline = other === BARE_OF[adapter]
+        const met = ratios.throughput >= TARGETS[framework] && ratios.p99 <= TARGETS.p99
+        return [
+          [
+            scenario,
+            LABELS[adapter],
+            LABELS[other],
+            fixed(ratios.throughput, 2),
+            fixed(ratios.paired, 2),
+            fixed(ratios.cpu, 2),
+            fixed(ratios.p99, 2),
+            isBaseline ? `>= ${TARGETS[framework]}, <= ${TARGETS.p99}` : "",
+            isBaseline ? (met ? "met" : "missed") : ""
+          ]
+        ]
+      })
+    )
+  )
+  /** "PUT language: Fastify adapter 0.61 of bare Fastify, 0.60 of ts-rest, 2.50x Effect HttpApi (req/s); p99 ...". */
+  const glance = scenarios.flatMap((scenario) =>
+    adapters.map((adapter) => {
+      const others = [BARE_OF[adapter], ...PEER_KINDS].flatMap((other) => {
+        const ratios = compare(scenario, adapter, other)
+        return ratios === undefined ? [] : [{ label: LABELS[other], ratios }]
+      })
+      return (
+        `- ${scenario}: ${LABELS[adapter]} ${others.map(({ label, ratios }) => share(ratios.throughput, label)).join(", ")} in req/s; ` +
+        `p99 ${others.map(({ label, ratios }) => share(ratios.p99, label)).join(", ")}.`
       )
-      const p99 = median(accord.map((run) => run.p99Ms)) / median(bare.map((run) => run.p99Ms))
-      const cpu = median(bare.map((run) => run.cpuMicrosPerRequest)) / median(accord.map((run) => run.cpuMicrosPerRequest))
-      const met = throughput >= TARGETS[framework] && p99 <= TARGETS.p99
-      return [
-        scenario,
-        framework,
-        fixed(throughput, 2),
-        fixed(paired, 2),
-        fixed(cpu, 2),
-        fixed(p99, 2),
-        `>= ${TARGETS[framework]}, <= ${TARGETS.p99}`,
-        met ? "met" : "missed"
-      ]
     })
   )
   return [
-    "## HTTP: adapters against the bare frameworks",
+    "## HTTP: adapters against the bare frameworks and two peers",
     "",
-    `Each server runs in its own process on store-memory (${thousands(input.config.users)} users, 3 payment methods each) and is ` +
+    `Each server runs in its own process (${thousands(input.config.users)} users, 3 payment methods each) and is ` +
       `driven by autocannon in the bench process: ${input.config.connections} connections; first ${input.config.initialWarmupSeconds} s of ` +
       `unmeasured load per server and scenario (a fresh process spends its first seconds compiling), then ${input.config.rounds} rounds ` +
-      `of ${input.config.warmupSeconds} s warm-up and ${input.config.durationSeconds} s measured, adapter and baseline alternating (A B, then B A). ` +
-      "Each scenario sends two valid requests in turn, so every other request changes the stored state. Latencies are exact " +
-      "(per response), medians are over the rounds.",
+      `of ${input.config.warmupSeconds} s warm-up and ${input.config.durationSeconds} s measured per server and scenario, every server ` +
+      "in every round, in one order in odd rounds and the reverse in even ones. The adapters run on store-memory; the bare " +
+      "baselines (`-bare`) and the peers (`fastify-tsrest`: ts-rest on Fastify; `effect-httpapi`: effect's HttpApi on Node's " +
+      "HTTP server) do the same work by hand on a Map (bench/README.md). Each scenario sends two valid requests in turn, so " +
+      "every other request changes the stored state. Latencies are exact (per response), medians are over the rounds.",
     "",
     table(["scenario", "server", "req/s (median)", "p50 ms", "p99 ms", "server CPU µs/req", "req/s per round"], serverRows),
     "",
+    "At a glance (median req/s and p99 of the adapter over the other server's; below 1 reads \"0.61 of\", above \"2.50x\"):",
+    "",
+    ...glance,
+    "",
     table(
-      ["scenario", "framework", "req/s adapter/bare", "paired (median of per-round ratios)", "CPU per request bare/adapter", "p99 adapter/bare", "target", ""],
+      ["scenario", "adapter", "against", "req/s adapter/other", "paired (median of per-round ratios)", "CPU per request other/adapter", "p99 adapter/other", "target", ""],
       ratioRows
     ),
     "",
-    "\"CPU per request bare/adapter\" is the throughput ratio the two servers would reach with a core each to themselves: " +
+    "\"CPU per request other/adapter\" is the throughput ratio the two servers would reach with a core each to themselves: " +
       "the server processes' user + system time (from /proc) per answered request, which the load of other processes " +
-      "on the machine disturbs much less than req/s."
+      "on the machine disturbs much less than req/s. The targets apply to the adapters against their bare framework only."
   ].join("\n")
 }
 

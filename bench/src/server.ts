@@ -11,18 +11,22 @@ import { isServerKind, type ServerKind, type ServerReady } from "./protocol.js"
 
 /**
  * One benchmarked server in its own process (so the load generator never shares its event loop). Usage, from the
- * bench through `fork`: `server.js <fastify-accord|fastify-bare|koa-accord|koa-bare> <users>`. Reports its URL
- * over IPC and exits on SIGTERM or when the parent goes away.
+ * bench through `fork`: `server.js <kind> <users>`, kind one of protocol.ts's SERVER_KINDS. Reports its URL over IPC
+ * and exits on SIGTERM or when the parent goes away.
  */
 
 const start = async (kind: ServerKind, users: number): Promise<{ url: string; close: () => Promise<void> }> => {
   if (kind === "fastify-bare") return startBareFastify(makeBareStore(users))
   if (kind === "koa-bare") return startBareKoa(makeBareStore(users))
+  // The peers keep their state in the bare baselines' store and do their work through bare-domain.ts. They are
+  // imported only in their own process, so the other servers load exactly what they loaded before the peers came.
+  if (kind === "fastify-tsrest") return (await import("./peer-tsrest.js")).startTsRestFastify(makeBareStore(users))
+  if (kind === "effect-httpapi") return (await import("./peer-effect.js")).startEffectHttpApi(makeBareStore(users))
   const runtime: AccordRuntime = ManagedRuntime.make(
     Layer.merge(makeMemoryStore(decodeSeed(seedInput(users))), ScryptPasswordHasherLive())
   )
   // Build the store (and load the seed) before listening, as a host does, so the first request does not pay for it.
-  await runtime.runtime()
+  await runtime.context()
   const options = { runtime, host: "127.0.0.1", port: 0 }
   return kind === "fastify-accord" ? startFastifyServer(options) : startKoaServer(options)
 }

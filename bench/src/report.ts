@@ -173,7 +173,7 @@ const microSection = (input: ReportInput): string => {
   return [
     "## Micro benchmarks (in process, tinybench)",
     "",
-    "Use cases through the core on store-memory, run as the handler runs them (`runtime.runSyncExit`; the plan entry, " +
+    "Use cases through the core on store-memory, run as the handler runs them (`runtime.runFork`, exit read at once; the plan entry, " +
       "which waits for scrypt, with `runtime.runPromise`); the handler is `makeHttpHandler(...)` called directly with a " +
       "prepared request (routing, credentials, media type, strict JSON, use case, response), no socket. The \"part\" rows " +
       "time pieces of the handler's work on their own.",

@@ -259,6 +259,18 @@ export const runStoreContract = (name: string, storeLayer: Layer.Layer<StoreServ
           expect(after.get(bystanderId)).toEqual(before.get(bystanderId))
         }))
 
+      it.effect("setDefault never moves updatedAt backwards: an earlier instant than the stored one keeps the stored one", () =>
+        Effect.gen(function* () {
+          const { userId, ids } = yield* seedUserWithMethods(2)
+          const [firstId, secondId] = [nth(ids, 0), nth(ids, 1)]
+          expect((yield* setDefault(userId, firstId, at(40))).updatedAt).toEqual(at(40))
+          // A call whose instant was taken before the previous one finished (it waited for the store's lock).
+          const chosen = yield* setDefault(userId, secondId, at(35))
+          expect(chosen).toMatchObject({ id: secondId, isDefault: true, updatedAt: at(35) })
+          const previous = (yield* listByUser(userId)).find((method) => method.id === firstId)
+          expect(previous).toMatchObject({ isDefault: false, updatedAt: at(40) })
+        }))
+
       it.effect("setDefault is idempotent: the same method, the same updatedAt", () =>
         Effect.gen(function* () {
           const { userId, ids } = yield* seedUserWithMethods(2)

@@ -1,5 +1,5 @@
 import { Effect, HashMap, Option, Ref } from "effect"
-import { NotFound, PaymentMethods, type PaymentMethod, type PaymentMethodId, type UserId } from "@accord/core"
+import { notBefore, NotFound, PaymentMethods, type PaymentMethod, type PaymentMethodId, type UserId } from "@accord/core"
 import type { MemoryState, PaymentMethodsState } from "./state.js"
 
 /** Payment method ids are ASCII (`[A-Za-z0-9_-]`), so UTF-16 order is code-point order here. */
@@ -16,7 +16,7 @@ const withDefault = (method: PaymentMethod, isDefault: boolean, now: Date): Paym
   userId: method.userId,
   isDefault,
   createdAt: method.createdAt,
-  updatedAt: now
+  updatedAt: notBefore(now, method.updatedAt)
 })
 
 /**

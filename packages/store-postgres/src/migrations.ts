@@ -86,6 +86,38 @@ export const migrations: ReadonlyArray<Migration> = [
       END
       $$`
     ]
+  },
+  {
+    version: 3,
+    name: "set-default never moves updated_at backwards",
+    statements: [
+      // The caller's instant is taken before the per-user lock, so a call that waited for it may carry an instant
+      // earlier than what the previous holder wrote: the stored updated_at is kept then (docs/api.md, "Resources").
+      `CREATE OR REPLACE FUNCTION accord_set_default_payment_method(p_user_id text, p_id text, p_now timestamptz)
+      RETURNS SETOF payment_methods
+      LANGUAGE plpgsql
+      SET search_path FROM CURRENT
+      AS $$
+      DECLARE
+        target payment_methods;
+      BEGIN
+        PERFORM pg_advisory_xact_lock(hashtext('accord.payment_methods'), hashtext(p_user_id));
+        SELECT * INTO target FROM payment_methods WHERE id = p_id AND user_id = p_user_id;
+        IF NOT FOUND THEN
+          RETURN;
+        END IF;
+        IF target.is_default THEN
+          RETURN NEXT target;
+          RETURN;
+        END IF;
+        -- Unset first: at no point does the partial unique index see two defaults.
+        UPDATE payment_methods SET is_default = false, updated_at = GREATEST(p_now, updated_at)
+          WHERE user_id = p_user_id AND is_default;
+        RETURN QUERY UPDATE payment_methods SET is_default = true, updated_at = GREATEST(p_now, updated_at)
+          WHERE id = p_id RETURNING *;
+      END
+      $$`
+    ]
   }
 ]
 

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber, Layer, Latch, Schema } from "effect"
 import {
+  applyPatch,
   LanguageTag,
   PaymentMethodId,
   PaymentMethods,
@@ -126,6 +127,47 @@ describe.skipIf(databaseUrl === undefined)(
           store(2)
         )
         expect(final).toMatchObject({ timezone: 840, language: "pt-BR" })
+      }).pipe(Effect.scoped))
+
+    // docs/SECURITY.md, "updated_at goes backwards": each call's instant is taken before the lock, so the order the
+    // calls get the lock in is not the order of their instants. Here the instants are deliberately scrambled.
+    it.live("updated_at never goes backwards under concurrent writes with instants taken before the lock", () =>
+      Effect.gen(function* () {
+        const { store } = yield* storesSharingOneSchema
+        const userId = UserId.make(`u_${randomBytes(6).toString("hex")}`)
+        const instant = (index: number) => new Date(Date.UTC(2030, 0, 1, 0, 0, 0, (index * 37) % 200))
+        const updates = Array.from({ length: 200 }, (_, index) =>
+          Effect.provide(
+            Effect.flatMap(PreferencesStore, (preferences) =>
+              preferences.update(userId, instant(index), (current) =>
+                applyPatch(current, { timezone: TimezoneOffset.make(index % 2 === 0 ? 60 : 120), mfaEnabled: index % 3 === 0 }, instant(index))
+              )
+            ),
+            store(index)
+          )
+        )
+        const answers = yield* Effect.all(updates, { concurrency: "unbounded" })
+        const final = yield* Effect.provide(Effect.flatMap(PreferencesStore, (preferences) => preferences.getOrCreate(userId, instant(0))), store(0))
+        const later = answers.filter((answer) => answer.updatedAt.getTime() > final.updatedAt.getTime())
+        expect(later, "answers stamped later than the final record").toEqual([])
+
+        const ids = Array.from({ length: 4 }, (_, index) => PaymentMethodId.make(`pm_${index}`))
+        yield* Effect.provide(
+          Effect.flatMap(StoreAdmin, (admin) =>
+            admin.loadSeed(Schema.decodeUnknownSync(Seed)({ payment_methods: ids.map((id) => ({ id, user_id: userId })) }))
+          ),
+          store(0)
+        )
+        const calls = Array.from({ length: 200 }, (_, index) =>
+          Effect.provide(
+            Effect.flatMap(PaymentMethods, (methods) => methods.setDefault(userId, ids[index % ids.length] ?? PaymentMethodId.make("pm_0"), instant(index))),
+            store(index)
+          )
+        )
+        const chosen = yield* Effect.all(calls, { concurrency: "unbounded" })
+        const listed = yield* Effect.provide(Effect.flatMap(PaymentMethods, (methods) => methods.listByUser(userId)), store(0))
+        const newest = Math.max(...listed.map((method) => method.updatedAt.getTime()))
+        expect(chosen.filter((method) => method.updatedAt.getTime() > newest), "answers stamped later than every stored method").toEqual([])
       }).pipe(Effect.scoped))
 
     it.live("concurrent first reads of one user over 4 pools create one record", () =>

@@ -2,7 +2,7 @@ import { Schema } from "effect"
 import { LanguageTag } from "./language.js"
 import { TimezoneOffset } from "./timezone.js"
 import { StrictBoolean } from "./boolean.js"
-import { Timestamp, toTimestamp } from "./timestamp.js"
+import { notBefore, Timestamp, toTimestamp } from "./timestamp.js"
 import { describedAs } from "./json-schema.js"
 import { WireInt } from "./wire-int.js"
 
@@ -66,7 +66,9 @@ export const toPatch = (body: PreferencesPatchBody): PreferencesPatch => {
 
 /**
  * Merges a patch into a record. `updatedAt` moves to `now` only when a value really changes, so a repeated PUT is
- * a no-op; `id` and `createdAt` never change. Returns the same object when nothing changed.
+ * a no-op, and never backwards: `now` is taken before the store's lock, so a write that waited for another may carry
+ * an earlier instant than the one stored (docs/api.md, "Resources"). `id` and `createdAt` never change. Returns the
+ * same object when nothing changed.
  */
 export const applyPatch = (current: Preferences, patch: PreferencesPatch, now: Date): Preferences => {
   const language = patch.language ?? current.language
@@ -75,7 +77,7 @@ export const applyPatch = (current: Preferences, patch: PreferencesPatch, now: D
   // Plain comparisons: a tag is a string and an offset a number, brands aside.
   if (language === current.language && timezone === current.timezone && mfaEnabled === current.mfaEnabled) return current
   // A literal rather than a spread: this runs on every PUT that changes something.
-  return { id: current.id, language, timezone, mfaEnabled, createdAt: current.createdAt, updatedAt: now }
+  return { id: current.id, language, timezone, mfaEnabled, createdAt: current.createdAt, updatedAt: notBefore(now, current.updatedAt) }
 }
 
 /** The wire form of a record (docs/api.md, "Resources"). */

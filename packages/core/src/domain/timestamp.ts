@@ -16,3 +16,6 @@ const writtenAt = boundedMemo(1024, (millis: number): string => new Date(millis)
  * `created_at` (and its `updated_at` until it changes) is the same instant each time, so recent answers are kept.
  */
 export const toTimestamp = (instant: Date): string => writtenAt(instant.getTime())
+
+/** The later of two instants: a record's `updatedAt` never moves backwards (docs/api.md, "Resources"). */
+export const notBefore = (instant: Date, stored: Date): Date => (instant.getTime() >= stored.getTime() ? instant : stored)

@@ -12,7 +12,7 @@ export class PaymentMethods extends Context.Service<
     /**
      * Atomically makes `id` the user's only default. NotFound when the method does not exist or is another user's.
      * Already the default: returns it unchanged. Otherwise the previous default (if any) and this method get
-     * `updatedAt = now`.
+     * `updatedAt = now`, or keep their own when it is later (a call that waited for another never moves it back).
      */
     readonly setDefault: (
       userId: UserId,

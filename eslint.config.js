@@ -7,7 +7,10 @@ const escape = (text) => text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")
 
 /** Node builtins by bare name (`fs`, `fs/promises`, `crypto`, ...) and every `node:` specifier. */
 const nodeBuiltins = {
-  regex: `^(node:.*|(${builtinModules.filter((name) => !name.startsWith("_")).map(escape).join("|")})(/.*)?)$`,
+  regex: `^(node:.*|(${builtinModules
+    .filter((name) => !name.startsWith("_"))
+    .map(escape)
+    .join("|")})(/.*)?)$`,
   message: "Core is runtime-neutral: Node-only APIs belong in packages/core/src/node (exported as @accord/core/node)."
 }
 
@@ -15,7 +18,8 @@ const nodeBuiltins = {
 const coreForbidden = [
   {
     regex: "^(koa|fastify|pg|pino|jose)(/.*)?$",
-    message: "Core is framework-free: frameworks, drivers, loggers and JWT libraries belong in adapters, stores or auth packages."
+    message:
+      "Core is framework-free: frameworks, drivers, loggers and JWT libraries belong in adapters, stores or auth packages."
   },
   { regex: "^(@koa|@fastify|@electric-sql)/", message: "Core is framework-free: no framework or driver packages." },
   { regex: "^@accord/", message: "Core imports no other Accord package (and itself only through relative paths)." }
@@ -42,10 +46,12 @@ export default defineConfig(
       "no-restricted-imports": restrictImports(...coreForbidden, nodeBuiltins),
       "no-restricted-globals": [
         "error",
-        ...["process", "Buffer", "__dirname", "__filename", "require", "global", "setImmediate", "clearImmediate"].map((name) => ({
-          name,
-          message: "Core is runtime-neutral: Node globals belong in packages/core/src/node."
-        }))
+        ...["process", "Buffer", "__dirname", "__filename", "require", "global", "setImmediate", "clearImmediate"].map(
+          (name) => ({
+            name,
+            message: "Core is runtime-neutral: Node globals belong in packages/core/src/node."
+          })
+        )
       ]
     }
   },
@@ -57,7 +63,10 @@ export default defineConfig(
     files: ["packages/store-*/src/**"],
     rules: {
       "no-restricted-imports": restrictImports(
-        { regex: "^@accord/(adapter-.*|server)(/.*)?$", message: "Stores import core only, never an adapter or the server." },
+        {
+          regex: "^@accord/(adapter-.*|server)(/.*)?$",
+          message: "Stores import core only, never an adapter or the server."
+        },
         { regex: "^(koa|fastify)(/.*)?$", message: "Stores know no HTTP framework." },
         { regex: "^(@koa|@fastify)/", message: "Stores know no HTTP framework." }
       )

@@ -36,7 +36,12 @@ export interface BareStore {
 const digest = (token: string): string => createHash("sha256").update(token, "utf8").digest("hex")
 
 export const makeBareStore = (users: number): BareStore => {
-  const store: BareStore = { credentials: new Map(), preferences: new Map(), paymentMethods: new Map(), nextPreferencesId: 1 }
+  const store: BareStore = {
+    credentials: new Map(),
+    preferences: new Map(),
+    paymentMethods: new Map(),
+    nextPreferencesId: 1
+  }
   const now = new Date().toISOString()
   for (let index = 0; index < users; index++) {
     const hex = digest(userToken(index))
@@ -70,7 +75,12 @@ export const headersBesideContentType = (): Record<string, string> => ({
   "x-request-id": randomUUID()
 })
 
-const REASONS: Readonly<Record<number, string>> = { 400: "Bad Request", 401: "Unauthorized", 404: "Not Found", 415: "Unsupported Media Type" }
+const REASONS: Readonly<Record<number, string>> = {
+  400: "Bad Request",
+  401: "Unauthorized",
+  404: "Not Found",
+  415: "Unsupported Media Type"
+}
 
 export interface ProblemBody {
   readonly type: string
@@ -176,7 +186,8 @@ export const updatePreferences = (store: BareStore, user: string, body: unknown)
     const value = body[key]
     if (READ_ONLY.has(key)) continue
     if (key === "language") {
-      if (typeof value !== "string" || value.length < 1 || value.length > LANGUAGE_MAX_LENGTH) return problem(400, "validation_failed", VALIDATION_FAILED_DETAIL)
+      if (typeof value !== "string" || value.length < 1 || value.length > LANGUAGE_MAX_LENGTH)
+        return problem(400, "validation_failed", VALIDATION_FAILED_DETAIL)
       language = canonicalLanguage(value)
       if (language === undefined) return problem(400, "validation_failed", VALIDATION_FAILED_DETAIL)
     } else if (key === "timezone") {
@@ -211,10 +222,21 @@ export const mergePreferences = (store: BareStore, user: string, change: Prefere
   const now = new Date().toISOString()
   let record = store.preferences.get(user)
   if (record === undefined) {
-    record = { id: store.nextPreferencesId++, language: "en", timezone: 0, mfaEnabled: false, createdAt: now, updatedAt: now }
+    record = {
+      id: store.nextPreferencesId++,
+      language: "en",
+      timezone: 0,
+      mfaEnabled: false,
+      createdAt: now,
+      updatedAt: now
+    }
     store.preferences.set(user, record)
   }
-  const next = { language: language ?? record.language, timezone: timezone ?? record.timezone, mfaEnabled: mfaEnabled ?? record.mfaEnabled }
+  const next = {
+    language: language ?? record.language,
+    timezone: timezone ?? record.timezone,
+    mfaEnabled: mfaEnabled ?? record.mfaEnabled
+  }
   if (next.language !== record.language || next.timezone !== record.timezone || next.mfaEnabled !== record.mfaEnabled) {
     Object.assign(record, next, { updatedAt: now })
   }

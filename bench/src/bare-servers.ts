@@ -38,7 +38,10 @@ export const startBareFastify = async (store: BareStore): Promise<BareServer> =>
   })
   app.put<{ Params: { id: string } }>(PAYMENT_METHOD_ROUTE, (request, reply) => {
     const user = authenticate(store, request.headers.authorization)
-    send(reply, user === undefined ? unauthorized() : setDefaultPaymentMethod(store, user, request.params.id, request.body))
+    send(
+      reply,
+      user === undefined ? unauthorized() : setDefaultPaymentMethod(store, user, request.params.id, request.body)
+    )
   })
   await app.listen({ host: "127.0.0.1", port: 0 })
   const { port } = app.server.address() as AddressInfo

@@ -10,13 +10,17 @@ import { paymentMethodIds, userId, userToken } from "./workload.js"
 export * from "./workload.js"
 
 export const seedInput = (users: number): SeedInput => {
-  const input: { users: Array<{ id: string; token: string }>; payment_methods: Array<{ id: string; user_id: string; is_default: boolean }> } = {
+  const input: {
+    users: Array<{ id: string; token: string }>
+    payment_methods: Array<{ id: string; user_id: string; is_default: boolean }>
+  } = {
     users: [],
     payment_methods: []
   }
   for (let index = 0; index < users; index++) {
     input.users.push({ id: userId(index), token: userToken(index) })
-    for (const id of paymentMethodIds(index)) input.payment_methods.push({ id, user_id: userId(index), is_default: false })
+    for (const id of paymentMethodIds(index))
+      input.payment_methods.push({ id, user_id: userId(index), is_default: false })
   }
   return input
 }

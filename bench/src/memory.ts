@@ -30,9 +30,14 @@ const main = async (): Promise<void> => {
   const seedSeconds = (performance.now() - started) / 1000
   const after = collect()
   // Using the store after the measurement keeps it reachable through it, and checks that the seed arrived.
-  const last = await runtime.runPromise(Effect.flatMap(PaymentMethods, (methods) => methods.listByUser(userId(users - 1) as UserId)))
+  const last = await runtime.runPromise(
+    Effect.flatMap(PaymentMethods, (methods) => methods.listByUser(userId(users - 1) as UserId))
+  )
   if (last.length !== 3) throw new Error(`the store holds ${last.length} payment methods for the last user, not 3`)
-  const message: ChildMessage = { type: "memory", result: { users, paymentMethodsPerUser: 3, seedSeconds, before, after } }
+  const message: ChildMessage = {
+    type: "memory",
+    result: { users, paymentMethodsPerUser: 3, seedSeconds, before, after }
+  }
   process.send?.(message, () => process.exit(0))
 }
 

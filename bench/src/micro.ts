@@ -15,7 +15,16 @@ import { productionScryptCost, ScryptPasswordHasherLive, testScryptCost } from "
 import { makeMemoryStore } from "@accord/store-memory"
 import { Cause, Effect, Exit, Layer, ManagedRuntime, Schema } from "effect"
 import { Bench } from "tinybench"
-import { benchHeaders, decodeSeed, LANGUAGE_PATH, PAYMENT_METHOD_PATH, paymentMethodIds, seedInput, userId, userToken } from "./fixtures.js"
+import {
+  benchHeaders,
+  decodeSeed,
+  LANGUAGE_PATH,
+  PAYMENT_METHOD_PATH,
+  paymentMethodIds,
+  seedInput,
+  userId,
+  userToken
+} from "./fixtures.js"
 import type { ChildMessage, MicroResult } from "./protocol.js"
 
 /**
@@ -48,12 +57,27 @@ const main = async (): Promise<void> => {
     const read = { _tag: "Read" as const, bytes }
     const later = Promise.resolve(read)
     const headers = { ...benchHeaders, "content-length": String(bytes.length) }
-    return arrived ? { method: "PUT", path, headers, readBody: () => later, readBodyNow: () => read } : { method: "PUT", path, headers, readBody: () => later }
+    return arrived
+      ? { method: "PUT", path, headers, readBody: () => later, readBodyNow: () => read }
+      : { method: "PUT", path, headers, readBody: () => later }
   }
-  const languageRequests = [request(LANGUAGE_PATH, JSON.stringify(patches[0])), request(LANGUAGE_PATH, JSON.stringify(patches[1]))]
-  const laterRequests = [request(LANGUAGE_PATH, JSON.stringify(patches[0]), false), request(LANGUAGE_PATH, JSON.stringify(patches[1]), false)]
-  const paymentRequests = [request(PAYMENT_METHOD_PATH(first), '{"is_default":true}'), request(PAYMENT_METHOD_PATH(second), "{}")]
-  const unauthenticated: HttpRequest = { method: "PUT", path: LANGUAGE_PATH, headers: { "content-type": "application/json" } }
+  const languageRequests = [
+    request(LANGUAGE_PATH, JSON.stringify(patches[0])),
+    request(LANGUAGE_PATH, JSON.stringify(patches[1]))
+  ]
+  const laterRequests = [
+    request(LANGUAGE_PATH, JSON.stringify(patches[0]), false),
+    request(LANGUAGE_PATH, JSON.stringify(patches[1]), false)
+  ]
+  const paymentRequests = [
+    request(PAYMENT_METHOD_PATH(first), '{"is_default":true}'),
+    request(PAYMENT_METHOD_PATH(second), "{}")
+  ]
+  const unauthenticated: HttpRequest = {
+    method: "PUT",
+    path: LANGUAGE_PATH,
+    headers: { "content-type": "application/json" }
+  }
 
   /** Runs a use case the way the handler does (a fiber started and finished at once) and insists that it succeeded. */
   const runSync = <A, E>(program: Effect.Effect<A, E, AccordServices>): A => {
@@ -70,19 +94,29 @@ const main = async (): Promise<void> => {
   const bench = new Bench({ time: timeMs, warmupTime: Math.min(500, timeMs), warmupIterations: 5, throws: true })
   bench
     .add("use case: updateLanguagePreferences", () => runSync(updateLanguagePreferences(user, patches[turn++ & 1])))
-    .add("use case: setDefaultPaymentMethod", () => runSync(setDefaultPaymentMethod(user, (turn++ & 1) === 0 ? first : second, {})))
+    .add("use case: setDefaultPaymentMethod", () =>
+      runSync(setDefaultPaymentMethod(user, (turn++ & 1) === 0 ? first : second, {}))
+    )
     .add(`use case: createPublicPlanEntry (test scrypt N=2^${Math.log2(testScryptCost.N)})`, () =>
-      runtime.runPromise(createPublicPlanEntry({ email: `user${emails++}@example.com`, password: "correct horse battery" }))
+      runtime.runPromise(
+        createPublicPlanEntry({ email: `user${emails++}@example.com`, password: "correct horse battery" })
+      )
     )
     .add(`use case: createPublicPlanEntry (production scrypt N=2^15, r=8, p=3)`, () =>
-      productionRuntime.runPromise(createPublicPlanEntry({ email: `user${emails++}@example.com`, password: "correct horse battery" }))
+      productionRuntime.runPromise(
+        createPublicPlanEntry({ email: `user${emails++}@example.com`, password: "correct horse battery" })
+      )
     )
     .add("handler: PUT language", () => handler(languageRequests[turn++ & 1] ?? unauthenticated))
-    .add("handler: PUT language, body awaited (two fibers)", () => handler(laterRequests[turn++ & 1] ?? unauthenticated))
+    .add("handler: PUT language, body awaited (two fibers)", () =>
+      handler(laterRequests[turn++ & 1] ?? unauthenticated)
+    )
     .add("handler: PUT payment method", () => handler(paymentRequests[turn++ & 1] ?? unauthenticated))
     .add("handler: 401 without credentials", () => handler(unauthenticated))
     // What the handler's time is made of (see remaining-costs.md).
-    .add("part: one fiber (runtime.runFork of a trivial program)", () => runSync(Effect.map(Effect.succeed(turn++), (n) => n + 1)))
+    .add("part: one fiber (runtime.runFork of a trivial program)", () =>
+      runSync(Effect.map(Effect.succeed(turn++), (n) => n + 1))
+    )
     .add("part: authenticate a token (store-memory, one fiber)", () =>
       runSync(Effect.flatMap(Authenticator, (authenticator) => authenticator.authenticate(token)))
     )

@@ -1,5 +1,15 @@
 import { NodeHttpServer } from "@effect/platform-node"
-import { ByteSize, Context, Effect, Layer, ManagedRuntime, Redacted, Schema, SchemaIssue, SchemaTransformation } from "effect"
+import {
+  ByteSize,
+  Context,
+  Effect,
+  Layer,
+  ManagedRuntime,
+  Redacted,
+  Schema,
+  SchemaIssue,
+  SchemaTransformation
+} from "effect"
 import { HttpEffect, HttpIncomingMessage, HttpRouter, HttpServer, HttpServerResponse } from "effect/http"
 import {
   HttpApi,
@@ -88,7 +98,9 @@ const LanguageTag = Schema.String.check(Schema.isMinLength(1), Schema.isMaxLengt
       decode: (tag, options) => {
         const canonical = canonicalLanguage(tag)
         return canonical === undefined
-          ? Effect.fail(new SchemaIssue.InvalidValue({ message: "Not a well-formed BCP 47 language tag" }, tag, options))
+          ? Effect.fail(
+              new SchemaIssue.InvalidValue({ message: "Not a well-formed BCP 47 language tag" }, tag, options)
+            )
           : Effect.succeed(canonical)
       },
       encode: (tag) => Effect.succeed(tag)

@@ -39,7 +39,13 @@ import { LANGUAGE_PATH } from "./workload.js"
 
 const c = initContract()
 
-const Problem = z.object({ type: z.string(), title: z.string(), status: z.number(), detail: z.string(), code: z.string() })
+const Problem = z.object({
+  type: z.string(),
+  title: z.string(),
+  status: z.number(),
+  detail: z.string(),
+  code: z.string()
+})
 
 const LanguagePreferences = z.object({
   id: z.number(),
@@ -50,7 +56,12 @@ const LanguagePreferences = z.object({
   updated_at: z.string()
 })
 
-const PaymentMethod = z.object({ id: z.string(), is_default: z.boolean(), created_at: z.string(), updated_at: z.string() })
+const PaymentMethod = z.object({
+  id: z.string(),
+  is_default: z.boolean(),
+  created_at: z.string(),
+  updated_at: z.string()
+})
 
 /** A BCP 47 tag, decoded to its canonical form. */
 const LanguageTag = z
@@ -77,7 +88,10 @@ const UpdateLanguagePreferences = z
   .strict()
 
 /** No body, `{}` or `{"is_default": true}`. */
-const SetDefaultPaymentMethod = z.object({ is_default: z.literal(true).optional() }).strict().optional()
+const SetDefaultPaymentMethod = z
+  .object({ is_default: z.literal(true).optional() })
+  .strict()
+  .optional()
 
 export const contract = c.router({
   updateLanguagePreferences: {
@@ -138,7 +152,12 @@ export const startTsRestFastify = async (store: BareStore): Promise<BareServer> 
     requestValidationErrorHandler: (_error, request, reply) => {
       const body = request.body
       const isObject = typeof body === "object" && body !== null && !Array.isArray(body)
-      send(reply, isObject ? problem(400, "validation_failed", VALIDATION_FAILED_DETAIL) : problem(400, "invalid_body", INVALID_BODY_DETAIL))
+      send(
+        reply,
+        isObject
+          ? problem(400, "validation_failed", VALIDATION_FAILED_DETAIL)
+          : problem(400, "invalid_body", INVALID_BODY_DETAIL)
+      )
     }
   })
   await app.listen({ host: "127.0.0.1", port: 0 })

@@ -10,10 +10,17 @@ import type { ChildMessage } from "./protocol.js"
 
 const here = dirname(fileURLToPath(import.meta.url))
 
-export const forkChild = (script: string, args: ReadonlyArray<string>, execArgv: ReadonlyArray<string> = []): ChildProcess =>
+export const forkChild = (
+  script: string,
+  args: ReadonlyArray<string>,
+  execArgv: ReadonlyArray<string> = []
+): ChildProcess =>
   fork(join(here, script), [...args], { execArgv: [...execArgv], stdio: ["ignore", "inherit", "inherit", "ipc"] })
 
-export const messageOf = <T extends ChildMessage["type"]>(child: ChildProcess, type: T): Promise<Extract<ChildMessage, { type: T }>> =>
+export const messageOf = <T extends ChildMessage["type"]>(
+  child: ChildProcess,
+  type: T
+): Promise<Extract<ChildMessage, { type: T }>> =>
   new Promise((resolve, reject) => {
     const onExit = (code: number | null) => reject(new Error(`child exited (${code}) before sending "${type}"`))
     child.once("exit", onExit)
@@ -48,7 +55,9 @@ export const cpuSecondsOf = (pid: number | undefined): number | undefined => {
 }
 
 const percentile = (sorted: ReadonlyArray<number>, p: number): number =>
-  sorted.length === 0 ? Number.NaN : (sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN)
+  sorted.length === 0
+    ? Number.NaN
+    : (sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN)
 
 export interface LoadResult {
   readonly requests: number
@@ -69,10 +78,15 @@ export const runLoad = (url: string, scenario: Scenario, seconds: number, connec
         duration: seconds,
         method: "PUT",
         headers: benchHeaders,
-        requests: scenario.requests.map((request) => ({ method: "PUT" as const, path: request.path, body: request.body }))
+        requests: scenario.requests.map((request) => ({
+          method: "PUT" as const,
+          path: request.path,
+          body: request.body
+        }))
       },
       (error: unknown, result) => {
-        if (error !== null && error !== undefined) return reject(error instanceof Error ? error : new Error(String(error)))
+        if (error !== null && error !== undefined)
+          return reject(error instanceof Error ? error : new Error(String(error)))
         latencies.sort((a, b) => a - b)
         resolve({
           requests: result.requests.total,

@@ -18,10 +18,16 @@ if (!isServerKind(kind) || scenario === undefined) {
 }
 const target = resolve(directory)
 mkdirSync(target, { recursive: true })
-const child = forkChild("server.js", [kind, process.env["BENCH_USERS"] ?? "1000"], ["--cpu-prof", `--cpu-prof-dir=${target}`])
+const child = forkChild(
+  "server.js",
+  [kind, process.env["BENCH_USERS"] ?? "1000"],
+  ["--cpu-prof", `--cpu-prof-dir=${target}`]
+)
 const { url } = await messageOf(child, "ready")
 // Long enough for V8 to have optimised the hot path: the first seconds of a fresh process are mostly compilation.
 await runLoad(url, scenario, 4, 10)
 const result = await runLoad(url, scenario, Number(seconds), 10)
 await stopChild(child)
-console.log(`${kind} ${scenario.name}: ${result.requestsPerSecond.toFixed(0)} req/s, p99 ${result.p99Ms.toFixed(2)} ms; profile in ${target}`)
+console.log(
+  `${kind} ${scenario.name}: ${result.requestsPerSecond.toFixed(0)} req/s, p99 ${result.p99Ms.toFixed(2)} ms; profile in ${target}`
+)

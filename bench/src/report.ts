@@ -1,4 +1,12 @@
-import { ADAPTER_KINDS, BARE_OF, PEER_KINDS, type AdapterKind, type MemoryResult, type MicroResult, type ServerKind } from "./protocol.js"
+import {
+  ADAPTER_KINDS,
+  BARE_OF,
+  PEER_KINDS,
+  type AdapterKind,
+  type MemoryResult,
+  type MicroResult,
+  type ServerKind
+} from "./protocol.js"
 
 /** Turns the measurements into the tables printed at the end and written to bench/RESULTS.md. */
 
@@ -61,18 +69,26 @@ const LABELS: Readonly<Record<ServerKind, string>> = {
   "effect-httpapi": "Effect HttpApi"
 }
 
-const FRAMEWORK_OF: Readonly<Record<AdapterKind, "fastify" | "koa">> = { "fastify-accord": "fastify", "koa-accord": "koa" }
+const FRAMEWORK_OF: Readonly<Record<AdapterKind, "fastify" | "koa">> = {
+  "fastify-accord": "fastify",
+  "koa-accord": "koa"
+}
 
 /** 0.61 -> "0.61 of bare Fastify", 2.5 -> "2.50x Effect HttpApi". */
 const share = (ratio: number, other: string): string =>
-  !Number.isFinite(ratio) ? `n/a against ${other}` : ratio < 1 ? `${ratio.toFixed(2)} of ${other}` : `${ratio.toFixed(2)}x ${other}`
+  !Number.isFinite(ratio)
+    ? `n/a against ${other}`
+    : ratio < 1
+      ? `${ratio.toFixed(2)} of ${other}`
+      : `${ratio.toFixed(2)}x ${other}`
 
 const httpSection = (input: ReportInput): string => {
   if (input.http.length === 0) return ""
   const { median } = input
   const scenarios = [...new Set(input.http.map((run) => run.scenario))]
   const kinds = [...new Set(input.http.map((run) => run.kind))]
-  const of = (scenario: string, kind: ServerKind) => input.http.filter((run) => run.scenario === scenario && run.kind === kind)
+  const of = (scenario: string, kind: ServerKind) =>
+    input.http.filter((run) => run.scenario === scenario && run.kind === kind)
   const serverRows = scenarios.flatMap((scenario) =>
     kinds.map((kind) => {
       const runs = of(scenario, kind)
@@ -95,7 +111,10 @@ const httpSection = (input: ReportInput): string => {
     return {
       throughput: median(accord.map((run) => run.requestsPerSecond)) / median(them.map((run) => run.requestsPerSecond)),
       paired: median(
-        accord.map((run) => run.requestsPerSecond / (them.find((theirs) => theirs.round === run.round)?.requestsPerSecond ?? Number.NaN))
+        accord.map(
+          (run) =>
+            run.requestsPerSecond / (them.find((theirs) => theirs.round === run.round)?.requestsPerSecond ?? Number.NaN)
+        )
       ),
       cpu: median(them.map((run) => run.cpuMicrosPerRequest)) / median(accord.map((run) => run.cpuMicrosPerRequest)),
       p99: median(accord.map((run) => run.p99Ms)) / median(them.map((run) => run.p99Ms))
@@ -151,18 +170,31 @@ const httpSection = (input: ReportInput): string => {
       "HTTP server) do the same work by hand on a Map (bench/README.md). Each scenario sends two valid requests in turn, so " +
       "every other request changes the stored state. Latencies are exact (per response), medians are over the rounds.",
     "",
-    table(["scenario", "server", "req/s (median)", "p50 ms", "p99 ms", "server CPU µs/req", "req/s per round"], serverRows),
+    table(
+      ["scenario", "server", "req/s (median)", "p50 ms", "p99 ms", "server CPU µs/req", "req/s per round"],
+      serverRows
+    ),
     "",
-    "At a glance (median req/s and p99 of the adapter over the other server's; below 1 reads \"0.61 of\", above \"2.50x\"):",
+    'At a glance (median req/s and p99 of the adapter over the other server\'s; below 1 reads "0.61 of", above "2.50x"):',
     "",
     ...glance,
     "",
     table(
-      ["scenario", "adapter", "against", "req/s adapter/other", "paired (median of per-round ratios)", "CPU per request other/adapter", "p99 adapter/other", "target", ""],
+      [
+        "scenario",
+        "adapter",
+        "against",
+        "req/s adapter/other",
+        "paired (median of per-round ratios)",
+        "CPU per request other/adapter",
+        "p99 adapter/other",
+        "target",
+        ""
+      ],
       ratioRows
     ),
     "",
-    "\"CPU per request other/adapter\" is the throughput ratio the two servers would reach with a core each to themselves: " +
+    '"CPU per request other/adapter" is the throughput ratio the two servers would reach with a core each to themselves: ' +
       "the server processes' user + system time (from /proc) per answered request, which the load of other processes " +
       "on the machine disturbs much less than req/s. The targets apply to the adapters against their bare framework only."
   ].join("\n")
@@ -175,7 +207,7 @@ const microSection = (input: ReportInput): string => {
     "",
     "Use cases through the core on store-memory, run as the handler runs them (`runtime.runFork`, exit read at once; the plan entry, " +
       "which waits for scrypt, with `runtime.runPromise`); the handler is `makeHttpHandler(...)` called directly with a " +
-      "prepared request (routing, credentials, media type, strict JSON, use case, response), no socket. The \"part\" rows " +
+      'prepared request (routing, credentials, media type, strict JSON, use case, response), no socket. The "part" rows ' +
       "time pieces of the handler's work on their own.",
     "",
     table(
@@ -207,7 +239,13 @@ const memorySection = (input: ReportInput): string => {
       ["", "before", "after", "store", "per user"],
       [
         ["rss", mib(memory.before.rss), mib(memory.after.rss), mib(rss), `${thousands(rss / memory.users)} B`],
-        ["heapUsed", mib(memory.before.heapUsed), mib(memory.after.heapUsed), mib(heap), `${thousands(heap / memory.users)} B`]
+        [
+          "heapUsed",
+          mib(memory.before.heapUsed),
+          mib(memory.after.heapUsed),
+          mib(heap),
+          `${thousands(heap / memory.users)} B`
+        ]
       ]
     )
   ].join("\n")
@@ -218,7 +256,17 @@ export const renderReport = (input: ReportInput): { readonly console: string; re
   const body = [
     table(
       ["CPU", "cores", "memory", "Node", "kernel", "load 1/5/15 min before", "after"],
-      [[machine.cpu, String(machine.cores), mib(machine.memoryBytes), machine.node, machine.kernel, load(machine.loadBefore), load(machine.loadAfter)]]
+      [
+        [
+          machine.cpu,
+          String(machine.cores),
+          mib(machine.memoryBytes),
+          machine.node,
+          machine.kernel,
+          load(machine.loadBefore),
+          load(machine.loadAfter)
+        ]
+      ]
     ),
     httpSection(input),
     microSection(input),

@@ -5,7 +5,15 @@ import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { benchHeaders, scenarios, type Scenario } from "./fixtures.js"
 import { cpuSecondsOf, forkChild, messageOf, runLoad, stopChild } from "./processes.js"
-import { ADAPTER_KINDS, BARE_OF, PEER_KINDS, SERVER_KINDS, type MemoryResult, type MicroResult, type ServerKind } from "./protocol.js"
+import {
+  ADAPTER_KINDS,
+  BARE_OF,
+  PEER_KINDS,
+  SERVER_KINDS,
+  type MemoryResult,
+  type MicroResult,
+  type ServerKind
+} from "./protocol.js"
 import { renderReport, type HttpRun } from "./report.js"
 
 /**
@@ -61,7 +69,10 @@ const probe = async (url: string, scenario: Scenario) => {
   const body = (await response.json()) as Record<string, unknown>
   return {
     status: response.status,
-    headers: [...response.headers.entries()].filter(([name]) => !IGNORED_HEADERS.has(name)).map(([name, value]) => (name === "content-length" ? name : `${name}: ${value}`)).sort(),
+    headers: [...response.headers.entries()]
+      .filter(([name]) => !IGNORED_HEADERS.has(name))
+      .map(([name, value]) => (name === "content-length" ? name : `${name}: ${value}`))
+      .sort(),
     keys: Object.keys(body)
   }
 }
@@ -83,7 +94,9 @@ const checkEquivalent = async (urls: ReadonlyMap<ServerKind, string>): Promise<v
     for (const [kind, bare] of pairs) {
       const [a, b] = await Promise.all([probe(urls.get(kind) ?? "", scenario), probe(urls.get(bare) ?? "", scenario)])
       if (a.status !== 200 || JSON.stringify(a) !== JSON.stringify(b)) {
-        throw new Error(`${scenario.name}: ${kind} and ${bare} answer differently:\n${JSON.stringify(a)}\n${JSON.stringify(b)}`)
+        throw new Error(
+          `${scenario.name}: ${kind} and ${bare} answer differently:\n${JSON.stringify(a)}\n${JSON.stringify(b)}`
+        )
       }
     }
   }
@@ -92,7 +105,9 @@ const checkEquivalent = async (urls: ReadonlyMap<ServerKind, string>): Promise<v
 const median = (values: ReadonlyArray<number>): number => {
   const sorted = [...values].sort((a, b) => a - b)
   const middle = Math.floor(sorted.length / 2)
-  return sorted.length % 2 === 1 ? (sorted[middle] ?? Number.NaN) : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2
+  return sorted.length % 2 === 1
+    ? (sorted[middle] ?? Number.NaN)
+    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2
 }
 
 const runHttp = async (): Promise<ReadonlyArray<HttpRun>> => {
@@ -109,7 +124,8 @@ const runHttp = async (): Promise<ReadonlyArray<HttpRun>> => {
     await checkEquivalent(urls)
     if (config.initialWarmupSeconds > 0) {
       for (const scenario of scenarios) {
-        for (const kind of kinds) await runLoad(urls.get(kind) ?? "", scenario, config.initialWarmupSeconds, config.connections)
+        for (const kind of kinds)
+          await runLoad(urls.get(kind) ?? "", scenario, config.initialWarmupSeconds, config.connections)
       }
     }
     const runs: Array<HttpRun> = []
@@ -126,7 +142,9 @@ const runHttp = async (): Promise<ReadonlyArray<HttpRun>> => {
           const cpuAfter = cpuSecondsOf(pid)
           if (result.failures > 0) throw new Error(`${kind} ${scenario.name}: ${result.failures} failed requests`)
           const cpuMicrosPerRequest =
-            cpuBefore === undefined || cpuAfter === undefined ? Number.NaN : ((cpuAfter - cpuBefore) * 1e6) / result.requests
+            cpuBefore === undefined || cpuAfter === undefined
+              ? Number.NaN
+              : ((cpuAfter - cpuBefore) * 1e6) / result.requests
           runs.push({ round, scenario: scenario.name, kind, ...result, cpuMicrosPerRequest })
           console.log(
             `round ${round} ${scenario.name.padEnd(18)} ${kind.padEnd(14)} ${result.requestsPerSecond.toFixed(0).padStart(7)} req/s  ` +
@@ -161,7 +179,9 @@ const runMemory = async (): Promise<MemoryResult> => {
 
 const cpuModel = (): string => {
   try {
-    const line = readFileSync("/proc/cpuinfo", "utf8").split("\n").find((text) => text.startsWith("model name"))
+    const line = readFileSync("/proc/cpuinfo", "utf8")
+      .split("\n")
+      .find((text) => text.startsWith("model name"))
     return line?.split(":")[1]?.trim() ?? "unknown"
   } catch {
     return "unknown"

@@ -33,7 +33,8 @@ const start = async (kind: ServerKind, users: number): Promise<{ url: string; cl
 
 const main = async (): Promise<void> => {
   const [kind, users = "1000"] = process.argv.slice(2)
-  if (!isServerKind(kind) || process.send === undefined) throw new Error("server.js is started by the bench with fork()")
+  if (!isServerKind(kind) || process.send === undefined)
+    throw new Error("server.js is started by the bench with fork()")
   const server = await start(kind, Number(users))
   const stop = (): void => {
     // Exit through process.exit so that --cpu-prof writes its profile.

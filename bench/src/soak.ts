@@ -64,7 +64,10 @@ const makeTallies = () => {
     return found
   }
   /** Counts every response of `request` under its label. */
-  const counted = (stream: string, { label, expected, closes: _closes, ...request }: SoakRequest): autocannon.Request => {
+  const counted = (
+    stream: string,
+    { label, expected, closes: _closes, ...request }: SoakRequest
+  ): autocannon.Request => {
     const entry = tally(stream, label, expected)
     return {
       ...request,
@@ -106,7 +109,11 @@ const userRequests = (users: number): ReadonlyArray<SoakRequest> => [
     setupRequest: (request, context) => ({
       ...request,
       headers: { ...auth(userOf(context)), ...json },
-      body: JSON.stringify({ language: pick(["en", "fr", "de-DE", "pt-BR"]), timezone: pick([-300, 0, 60, 330]), mfa_enabled: pick([true, false]) })
+      body: JSON.stringify({
+        language: pick(["en", "fr", "de-DE", "pt-BR"]),
+        timezone: pick([-300, 0, 60, 330]),
+        mfa_enabled: pick([true, false])
+      })
     })
   },
   {
@@ -138,7 +145,10 @@ const planEntryRequests = (users: number): ReadonlyArray<SoakRequest> => [
     setupRequest: (request) => ({
       ...request,
       headers: { ...auth(Math.floor(Math.random() * users)), ...json },
-      body: JSON.stringify({ email: `soak-${process.pid}-${planEntrySequence++}@example.com`, password: "soak-Passw0rd" })
+      body: JSON.stringify({
+        email: `soak-${process.pid}-${planEntrySequence++}@example.com`,
+        password: "soak-Passw0rd"
+      })
     })
   }
 ]
@@ -147,15 +157,57 @@ const planEntryRequests = (users: number): ReadonlyArray<SoakRequest> => [
 const invalidRequests = (users: number): ReadonlyArray<SoakRequest> => {
   const someone = auth(users - 1)
   return [
-    { label: "invalid JSON", expected: 400, method: "PUT", path: LANGUAGE_PATH, headers: { ...someone, ...json }, body: '{"language":' },
-    { label: "timezone not a multiple of 15", expected: 400, method: "PUT", path: LANGUAGE_PATH, headers: { ...someone, ...json }, body: '{"timezone":7}' },
+    {
+      label: "invalid JSON",
+      expected: 400,
+      method: "PUT",
+      path: LANGUAGE_PATH,
+      headers: { ...someone, ...json },
+      body: '{"language":'
+    },
+    {
+      label: "timezone not a multiple of 15",
+      expected: 400,
+      method: "PUT",
+      path: LANGUAGE_PATH,
+      headers: { ...someone, ...json },
+      body: '{"timezone":7}'
+    },
     { label: "no credential", expected: 401, method: "GET", path: LANGUAGE_PATH },
-    { label: "unknown token", expected: 401, method: "GET", path: LANGUAGE_PATH, headers: { authorization: "Bearer not-a-seeded-token" } },
-    { label: "another user's payment method", expected: 404, method: "PUT", path: PAYMENT_METHOD_PATH(paymentMethodIds(0)[0]), headers: someone },
+    {
+      label: "unknown token",
+      expected: 401,
+      method: "GET",
+      path: LANGUAGE_PATH,
+      headers: { authorization: "Bearer not-a-seeded-token" }
+    },
+    {
+      label: "another user's payment method",
+      expected: 404,
+      method: "PUT",
+      path: PAYMENT_METHOD_PATH(paymentMethodIds(0)[0]),
+      headers: someone
+    },
     { label: "unknown route", expected: 404, method: "GET", path: "/api/nowhere" },
     { label: "method not allowed", expected: 405, method: "DELETE", path: LANGUAGE_PATH, headers: someone },
-    { label: "body over the limit", expected: 413, closes: true, method: "PUT", path: LANGUAGE_PATH, headers: { ...someone, ...json }, body: `{"language":"${"x".repeat(20_000)}"}` },
-    { label: "not JSON media type", expected: 415, closes: true, method: "PUT", path: LANGUAGE_PATH, headers: { ...someone, "content-type": "text/plain" }, body: "{}" }
+    {
+      label: "body over the limit",
+      expected: 413,
+      closes: true,
+      method: "PUT",
+      path: LANGUAGE_PATH,
+      headers: { ...someone, ...json },
+      body: `{"language":"${"x".repeat(20_000)}"}`
+    },
+    {
+      label: "not JSON media type",
+      expected: 415,
+      closes: true,
+      method: "PUT",
+      path: LANGUAGE_PATH,
+      headers: { ...someone, "content-type": "text/plain" },
+      body: "{}"
+    }
   ]
 }
 
@@ -242,10 +294,22 @@ const soak = async (adapter: string, seedPath: string): Promise<AdapterResult> =
   const { tallies, counted } = makeTallies()
   const common = { url: server.url, duration: config.seconds, timeout: 10 }
   const streams = [
-    ["users", run({ ...common, connections: config.connections, requests: userRequests(config.users).map((request) => counted("users", request)) })],
+    [
+      "users",
+      run({
+        ...common,
+        connections: config.connections,
+        requests: userRequests(config.users).map((request) => counted("users", request))
+      })
+    ],
     [
       "plan entries",
-      run({ ...common, connections: 1, overallRate: config.planEntriesPerSecond, requests: planEntryRequests(config.users).map((request) => counted("plan entries", request)) })
+      run({
+        ...common,
+        connections: 1,
+        overallRate: config.planEntriesPerSecond,
+        requests: planEntryRequests(config.users).map((request) => counted("plan entries", request))
+      })
     ],
     // One instance per invalid request: some close the connection, and autocannon, reconnecting, would count the
     // next answers against the wrong request of a sequence.
@@ -253,7 +317,12 @@ const soak = async (adapter: string, seedPath: string): Promise<AdapterResult> =
       (request, _index, all) =>
         [
           `invalid: ${request.label}${request.closes === true ? " (closes)" : ""}`,
-          run({ ...common, connections: 1, overallRate: Math.max(1, Math.round(config.invalidPerSecond / all.length)), requests: [counted("invalid", request)] })
+          run({
+            ...common,
+            connections: 1,
+            overallRate: Math.max(1, Math.round(config.invalidPerSecond / all.length)),
+            requests: [counted("invalid", request)]
+          })
         ] as const
     )
   ] as const
@@ -261,7 +330,15 @@ const soak = async (adapter: string, seedPath: string): Promise<AdapterResult> =
   clearInterval(sampler)
   sample()
   const exitCode = await stopServer(server)
-  return { adapter, samples, tallies: [...tallies.values()], results, logErrors: server.logs.errors, logLines: server.logs.lines, exitCode }
+  return {
+    adapter,
+    samples,
+    tallies: [...tallies.values()],
+    results,
+    logErrors: server.logs.errors,
+    logLines: server.logs.lines,
+    exitCode
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -269,7 +346,8 @@ const soak = async (adapter: string, seedPath: string): Promise<AdapterResult> =
 const mib = (value: number): string => value.toFixed(1)
 const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>): string => {
   const widths = header.map((cell, column) => Math.max(cell.length, ...rows.map((row) => (row[column] ?? "").length)))
-  const line = (cells: ReadonlyArray<string>) => `| ${cells.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join(" | ")} |`
+  const line = (cells: ReadonlyArray<string>) =>
+    `| ${cells.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join(" | ")} |`
   return [line(header), `|${widths.map((width) => "-".repeat(width + 2)).join("|")}|`, ...rows.map(line)].join("\n")
 }
 
@@ -347,7 +425,9 @@ const main = async (): Promise<void> => {
           name,
           String(result.requests.total),
           result.requests.average.toFixed(0),
-          ...(name.endsWith("(closes)") ? ["-", "-", "-"] : [String(result.latency.p50), String(result.latency.p99), String(result.latency.max)]),
+          ...(name.endsWith("(closes)")
+            ? ["-", "-", "-"]
+            : [String(result.latency.p50), String(result.latency.p99), String(result.latency.max)]),
           String(result.errors),
           String(result.timeouts)
         ])
@@ -356,16 +436,28 @@ const main = async (): Promise<void> => {
     console.log("(closes: answered with Connection: close; autocannon loses a write per reconnect, so no latency)")
     const memory = memoryOf(outcome.samples)
     const curve = outcome.samples.filter((_, index) => index % 5 === 0 || index === outcome.samples.length - 1)
-    console.log(`\nresident memory (MiB) every 5 s: ${curve.map(([second, value]) => `${Math.round(second)}s ${mib(value)}`).join(", ")}`)
+    console.log(
+      `\nresident memory (MiB) every 5 s: ${curve.map(([second, value]) => `${Math.round(second)}s ${mib(value)}`).join(", ")}`
+    )
     const unexpected = outcome.tallies.reduce((sum, tally) => sum + unexpectedOf(tally), 0)
     const transportErrors = outcome.results.reduce((sum, [, result]) => sum + result.errors + result.timeouts, 0)
-    const answered = outcome.tallies.reduce((sum, tally) => sum + [...tally.statuses.values()].reduce((a, b) => a + b, 0), 0)
+    const answered = outcome.tallies.reduce(
+      (sum, tally) => sum + [...tally.statuses.values()].reduce((a, b) => a + b, 0),
+      0
+    )
     console.log(
       `${answered} responses, ${unexpected} unexpected, ${transportErrors} socket errors or timeouts, ` +
         `${outcome.logLines} log lines (${outcome.logErrors.length} at error level), exit code ${outcome.exitCode}`
     )
     for (const line of outcome.logErrors) console.log(`  ${line}`)
-    if (unexpected > 0 || transportErrors > 0 || outcome.logErrors.length > 0 || outcome.exitCode !== 0 || !memory.levelsOff) failed = true
+    if (
+      unexpected > 0 ||
+      transportErrors > 0 ||
+      outcome.logErrors.length > 0 ||
+      outcome.exitCode !== 0 ||
+      !memory.levelsOff
+    )
+      failed = true
   }
 
   console.log("\n## Resident memory of the server process\n")
@@ -374,7 +466,15 @@ const main = async (): Promise<void> => {
       ["adapter", "start MiB", "min MiB", "max MiB", "end MiB", "slope, last half (MiB/min)", "levels off"],
       outcomes.map((outcome) => {
         const memory = memoryOf(outcome.samples)
-        return [outcome.adapter, mib(memory.start), mib(memory.min), mib(memory.max), mib(memory.end), memory.lastHalfSlope.toFixed(2), memory.levelsOff ? "yes" : "NO"]
+        return [
+          outcome.adapter,
+          mib(memory.start),
+          mib(memory.min),
+          mib(memory.max),
+          mib(memory.end),
+          memory.lastHalfSlope.toFixed(2),
+          memory.levelsOff ? "yes" : "NO"
+        ]
       })
     )
   )

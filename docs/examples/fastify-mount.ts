@@ -8,7 +8,9 @@ import { accordPlugin } from "@accord/adapter-fastify"
 // The settings of the server CLI's --auth jwt: JWT_SECRET or JWKS_URL, JWT_ISSUER, JWT_AUDIENCE, and the optional
 // ones. A bad setting throws a JwtConfigError naming the variable (never a secret) before anything starts.
 const jwt = Result.getOrThrowWith(jwtConfigFromEnv(process.env), (error) => error)
-const runtime = ManagedRuntime.make(Layer.mergeAll(MemoryStoreLive, JwtAuthenticatorLive(jwt), ScryptPasswordHasherLive()))
+const runtime = ManagedRuntime.make(
+  Layer.mergeAll(MemoryStoreLive, JwtAuthenticatorLive(jwt), ScryptPasswordHasherLive())
+)
 
 export const app = Fastify()
 // The host's error handler, JSON parser and routes stay as they are...

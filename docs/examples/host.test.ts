@@ -35,7 +35,11 @@ describe("the host's checkout, with Accord from the test kit", () => {
       ])
 
       // An application credential may not act for a user.
-      const asClient = await app.inject({ method: "GET", url: "/api/payments/v1/payment-methods/", headers: { authorization: `Bearer ${kit.client.token}` } })
+      const asClient = await app.inject({
+        method: "GET",
+        url: "/api/payments/v1/payment-methods/",
+        headers: { authorization: `Bearer ${kit.client.token}` }
+      })
       expect(asClient.statusCode).toBe(403)
     } finally {
       await app.close()

@@ -25,7 +25,9 @@ console.log(await runtime.runPromise(onboard))
 const outcome = await runtime.runPromise(
   updateLanguagePreferences(userId, { timezone: 7 }).pipe(
     Effect.as("saved"),
-    Effect.catchTag("ValidationError", (error) => Effect.succeed(error.issues.map((issue) => `${issue.pointer}: ${issue.code}`).join(", ")))
+    Effect.catchTag("ValidationError", (error) =>
+      Effect.succeed(error.issues.map((issue) => `${issue.pointer}: ${issue.code}`).join(", "))
+    )
   )
 )
 console.log(outcome)

@@ -16,7 +16,12 @@ const issue = (sub: string, key = secret) =>
     .sign(new TextEncoder().encode(key))
 
 beforeAll(async () => {
-  Object.assign(process.env, { JWT_SECRET: secret, JWT_ISSUER: "https://login.example.com/", JWT_AUDIENCE: "accord-api", PORT: "0" })
+  Object.assign(process.env, {
+    JWT_SECRET: secret,
+    JWT_ISSUER: "https://login.example.com/",
+    JWT_AUDIENCE: "accord-api",
+    PORT: "0"
+  })
   app = (await import("../fastify-mount.js")).app
   const address = app.server.address()
   base = typeof address === "object" && address !== null ? `http://127.0.0.1:${address.port}` : ""
@@ -26,14 +31,18 @@ afterAll(() => app.close())
 describe("docs/examples/fastify-mount.ts", () => {
   it("serves the host's route and Accord's, with tokens signed by JWT_SECRET", async () => {
     expect(await (await fetch(`${base}/hello`)).json()).toEqual({ hello: "world" })
-    const response = await fetch(`${base}/api/users/v1/preferences/language/`, { headers: { authorization: `Bearer ${await issue("u_9")}` } })
+    const response = await fetch(`${base}/api/users/v1/preferences/language/`, {
+      headers: { authorization: `Bearer ${await issue("u_9")}` }
+    })
     expect(response.status).toBe(200)
     expect(await response.json()).toMatchObject({ language: "en", timezone: 0 })
   })
 
   it("refuses a token signed with another secret with 401 invalid_token", async () => {
     const token = await issue("u_9", "another-secret-that-is-long-enough-too!!")
-    const response = await fetch(`${base}/api/users/v1/preferences/language/`, { headers: { authorization: `Bearer ${token}` } })
+    const response = await fetch(`${base}/api/users/v1/preferences/language/`, {
+      headers: { authorization: `Bearer ${token}` }
+    })
     expect(response.status).toBe(401)
     expect(await response.json()).toMatchObject({ code: "invalid_token" })
   })

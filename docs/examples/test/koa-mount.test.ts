@@ -23,7 +23,9 @@ beforeAll(async () => {
   const pair = await generateKeyPair("ES256")
   privateKey = pair.privateKey
   const jwks = JSON.stringify({ keys: [{ ...(await exportJWK(pair.publicKey)), kid: "k1", alg: "ES256" }] })
-  provider = createServer((_request, response) => response.writeHead(200, { "content-type": "application/json" }).end(jwks))
+  provider = createServer((_request, response) =>
+    response.writeHead(200, { "content-type": "application/json" }).end(jwks)
+  )
   provider.listen(0, "127.0.0.1")
   await once(provider, "listening")
   process.env.JWKS_URL = `http://127.0.0.1:${(provider.address() as AddressInfo).port}/.well-known/jwks.json`
@@ -54,7 +56,9 @@ describe("docs/examples/koa-mount.ts", () => {
 
   it("refuses a token signed by another key with 401 invalid_token", async () => {
     const stranger = (await generateKeyPair("ES256")).privateKey
-    const response = await fetch(`${base}/api/users/v1/preferences/language/`, { headers: { authorization: `Bearer ${await issue("u_7", stranger)}` } })
+    const response = await fetch(`${base}/api/users/v1/preferences/language/`, {
+      headers: { authorization: `Bearer ${await issue("u_7", stranger)}` }
+    })
     expect(response.status).toBe(401)
     expect(await response.json()).toMatchObject({ code: "invalid_token" })
   })

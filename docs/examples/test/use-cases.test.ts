@@ -5,7 +5,10 @@ describe("docs/examples/use-cases.ts", () => {
     const log = vi.spyOn(console, "log").mockImplementation(() => undefined)
     try {
       await import("../use-cases.js")
-      expect(log.mock.calls).toStrictEqual([[{ defaultMethod: "pm_bank", language: "de-AT", timezone: 60 }], ["/timezone: invalid_format"]])
+      expect(log.mock.calls).toStrictEqual([
+        [{ defaultMethod: "pm_bank", language: "de-AT", timezone: 60 }],
+        ["/timezone: invalid_format"]
+      ])
     } finally {
       log.mockRestore()
     }

@@ -31,7 +31,12 @@ const signInBody = {
  * handler and its 404 stay as they are; Accord's plugin is encapsulated, so its own parsing and problem+json errors
  * apply under its prefix only.
  */
-export const createFastifyHost = async ({ runtime, keys, prefix = "/api", logger = false }: FastifyHostOptions): Promise<FastifyInstance> => {
+export const createFastifyHost = async ({
+  runtime,
+  keys,
+  prefix = "/api",
+  logger = false
+}: FastifyHostOptions): Promise<FastifyInstance> => {
   const app = Fastify({ logger })
 
   // The host's own error format. Client errors say what was wrong; server errors are logged and say nothing more.
@@ -57,9 +62,13 @@ export const createFastifyHost = async ({ runtime, keys, prefix = "/api", logger
 
   // The host's sign-in. Demo only: it asks for no password. A real host checks credentials here, then issues the
   // same token; Accord only ever sees the token.
-  app.post<{ Body: { user: string; client?: boolean } }>("/login", { schema: { body: signInBody } }, async (request) => ({
-    token: await issueDemoToken(keys, request.body.user, { client: request.body.client === true })
-  }))
+  app.post<{ Body: { user: string; client?: boolean } }>(
+    "/login",
+    { schema: { body: signInBody } },
+    async (request) => ({
+      token: await issueDemoToken(keys, request.body.user, { client: request.body.client === true })
+    })
+  )
   app.get("/.well-known/jwks.json", async () => keys.jwks)
 
   // Accord, encapsulated under its prefix. The host owns the runtime's lifetime.

@@ -31,7 +31,11 @@ export interface DemoTokenOptions {
 }
 
 /** A token such as the host's sign-in hands out: a user's (`sub`) or an application's (`client_id`). */
-export const issueDemoToken = (keys: Pick<DemoKeys, "privateKey" | "kid">, sub: string, options: DemoTokenOptions = {}): Promise<string> =>
+export const issueDemoToken = (
+  keys: Pick<DemoKeys, "privateKey" | "kid">,
+  sub: string,
+  options: DemoTokenOptions = {}
+): Promise<string> =>
   new SignJWT(options.client === true ? { client_id: sub, scope: CLIENT_SCOPE } : {})
     .setProtectedHeader({ alg: "ES256", kid: keys.kid })
     .setSubject(sub)

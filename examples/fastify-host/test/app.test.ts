@@ -96,7 +96,12 @@ const hostSuite = (store: Omit<RuntimeOptions, "keys" | "scrypt">) => {
         { id: "pm_bank", is_default: false },
         { id: "pm_card", is_default: true }
       ])
-      const updated = await sendJson("PUT", "/api/users/v1/preferences/language/", '{"language":"pt-br"}', bearer(token))
+      const updated = await sendJson(
+        "PUT",
+        "/api/users/v1/preferences/language/",
+        '{"language":"pt-br"}',
+        bearer(token)
+      )
       expect(updated.status).toBe(200)
       expect(await updated.json()).toMatchObject({ language: "pt-BR" })
     })
@@ -118,7 +123,12 @@ const hostSuite = (store: Omit<RuntimeOptions, "keys" | "scrypt">) => {
 
     it("lets a client token create plan entries and refuses it on user routes", async () => {
       const token = await signIn("web", true)
-      const created = await sendJson("POST", "/api/plans/v1/subscription-plans/public/", '{"email":"ada@Example.com","password":"correct horse"}', bearer(token))
+      const created = await sendJson(
+        "POST",
+        "/api/plans/v1/subscription-plans/public/",
+        '{"email":"ada@Example.com","password":"correct horse"}',
+        bearer(token)
+      )
       expect(created.status).toBe(201)
       const forbidden = await get("/api/users/v1/preferences/language/", bearer(token))
       expect(forbidden.status).toBe(403)
@@ -128,7 +138,9 @@ const hostSuite = (store: Omit<RuntimeOptions, "keys" | "scrypt">) => {
     it("refuses a bad token with 401 invalid_token", async () => {
       const good = await signIn("u_1")
       const [header, , signature] = good.split(".")
-      const forged = Buffer.from(JSON.stringify({ sub: "u_2", iss: "https://fastify-host.example", aud: "accord-api", exp: 4_102_444_800 })).toString("base64url")
+      const forged = Buffer.from(
+        JSON.stringify({ sub: "u_2", iss: "https://fastify-host.example", aud: "accord-api", exp: 4_102_444_800 })
+      ).toString("base64url")
       const badTokens = {
         "signed with another key": await issueDemoToken({ ...(await makeDemoKeys()), kid: keys.kid }, "u_1"),
         expired: await issueDemoToken(keys, "u_1", { expiresIn: Math.floor(Date.now() / 1000) - 60 }),
@@ -148,7 +160,9 @@ const hostSuite = (store: Omit<RuntimeOptions, "keys" | "scrypt">) => {
 describe("fastify-host on PGlite (the default)", () => hostSuite({}))
 
 describe.skipIf(databaseUrl === undefined)(
-  databaseUrl === undefined ? "fastify-host on PostgreSQL (skipped: DATABASE_URL not set)" : "fastify-host on PostgreSQL (DATABASE_URL)",
+  databaseUrl === undefined
+    ? "fastify-host on PostgreSQL (skipped: DATABASE_URL not set)"
+    : "fastify-host on PostgreSQL (DATABASE_URL)",
   () => {
     // A schema of its own, dropped afterwards, so the run starts empty and leaves nothing behind.
     const schema = `example_fastify_${randomBytes(4).toString("hex")}`

@@ -32,11 +32,20 @@ describe("fastify-host start script", () => {
       child.once("exit", (code) => reject(new Error(`exited with ${code} before listening`)))
     })
 
-    const login = await fetch(`${url}/login`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"user":"u_1"}' })
+    const login = await fetch(`${url}/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: '{"user":"u_1"}'
+    })
     const { token } = (await login.json()) as { token: string }
-    const list = await fetch(`${url}/api/payments/v1/payment-methods/`, { headers: { authorization: `Bearer ${token}` } })
+    const list = await fetch(`${url}/api/payments/v1/payment-methods/`, {
+      headers: { authorization: `Bearer ${token}` }
+    })
     expect(list.status).toBe(200)
-    expect(((await list.json()) as { data: Array<{ id: string }> }).data.map((method) => method.id)).toEqual(["pm_bank", "pm_card"])
+    expect(((await list.json()) as { data: Array<{ id: string }> }).data.map((method) => method.id)).toEqual([
+      "pm_bank",
+      "pm_card"
+    ])
 
     child.kill("SIGTERM")
     const [code] = (await once(child, "exit")) as [number | null]

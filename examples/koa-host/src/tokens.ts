@@ -7,7 +7,8 @@ import { SignJWT } from "jose"
  */
 export const DEV_JWT_SECRET = "koa-host-development-secret-do-not-deploy-0b5e"
 
-export const jwtSecretFrom = (env: Readonly<Record<string, string | undefined>>): string => env["JWT_SECRET"] || DEV_JWT_SECRET
+export const jwtSecretFrom = (env: Readonly<Record<string, string | undefined>>): string =>
+  env["JWT_SECRET"] || DEV_JWT_SECRET
 
 export const JWT_ISSUER = "https://koa-host.example"
 export const JWT_AUDIENCE = "accord-api"

@@ -65,7 +65,9 @@ describe("koa-host: the host's own routes", () => {
     expect(response.status).toBe(500)
     expect(response.headers.get("content-type")).not.toBe(PROBLEM)
     expect(await response.json()).toEqual({ error: { status: 500, message: "Internal Server Error" } })
-    expect(hostErrors.some((error) => error instanceof Error && error.message === "a bug in the host's own route")).toBe(true)
+    expect(
+      hostErrors.some((error) => error instanceof Error && error.message === "a bug in the host's own route")
+    ).toBe(true)
   })
 })
 
@@ -101,7 +103,12 @@ describe("koa-host: Accord under /api", () => {
 
   it("lets a client token create plan entries and refuses it on user routes", async () => {
     const token = await issueDemoToken("web", { client: true })
-    const created = await sendJson("POST", "/api/plans/v1/subscription-plans/public/", '{"email":"ada@Example.com","password":"correct horse"}', bearer(token))
+    const created = await sendJson(
+      "POST",
+      "/api/plans/v1/subscription-plans/public/",
+      '{"email":"ada@Example.com","password":"correct horse"}',
+      bearer(token)
+    )
     expect(created.status).toBe(201)
     const forbidden = await get("/api/users/v1/preferences/language/", bearer(token))
     expect(forbidden.status).toBe(403)

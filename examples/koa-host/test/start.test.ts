@@ -37,15 +37,31 @@ describe("koa-host start script and token helper", () => {
     child.stderr?.setEncoding("utf8").on("data", (chunk: string) => void (stderr += chunk))
     const url = await listeningUrl(child)
 
-    const token = execFileSync(process.execPath, ["dist/issue-token.js", "u_1"], { cwd: exampleDir, env, encoding: "utf8" }).trim()
-    const list = await fetch(`${url}/api/payments/v1/payment-methods/`, { headers: { authorization: `Bearer ${token}` } })
+    const token = execFileSync(process.execPath, ["dist/issue-token.js", "u_1"], {
+      cwd: exampleDir,
+      env,
+      encoding: "utf8"
+    }).trim()
+    const list = await fetch(`${url}/api/payments/v1/payment-methods/`, {
+      headers: { authorization: `Bearer ${token}` }
+    })
     expect(list.status).toBe(200)
-    expect(((await list.json()) as { data: Array<{ id: string }> }).data.map((method) => method.id)).toEqual(["pm_bank", "pm_card"])
+    expect(((await list.json()) as { data: Array<{ id: string }> }).data.map((method) => method.id)).toEqual([
+      "pm_bank",
+      "pm_card"
+    ])
     expect((await fetch(`${url}/hello`)).status).toBe(200)
 
     // A token signed with the development default is refused: the server took JWT_SECRET from its environment.
-    const devToken = execFileSync(process.execPath, ["dist/issue-token.js", "u_1"], { cwd: exampleDir, env: { ...env, JWT_SECRET: "" }, encoding: "utf8" }).trim()
-    expect((await fetch(`${url}/api/payments/v1/payment-methods/`, { headers: { authorization: `Bearer ${devToken}` } })).status).toBe(401)
+    const devToken = execFileSync(process.execPath, ["dist/issue-token.js", "u_1"], {
+      cwd: exampleDir,
+      env: { ...env, JWT_SECRET: "" },
+      encoding: "utf8"
+    }).trim()
+    expect(
+      (await fetch(`${url}/api/payments/v1/payment-methods/`, { headers: { authorization: `Bearer ${devToken}` } }))
+        .status
+    ).toBe(401)
 
     child.kill("SIGTERM")
     const [code] = (await once(child, "exit")) as [number | null]

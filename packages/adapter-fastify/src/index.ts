@@ -17,7 +17,13 @@ import {
   serverUrl,
   toHttpRequest
 } from "@accord/core/node"
-import Fastify, { type FastifyError, type FastifyInstance, type FastifyPluginAsync, type FastifyReply, type FastifyRequest } from "fastify"
+import Fastify, {
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyPluginAsync,
+  type FastifyReply,
+  type FastifyRequest
+} from "fastify"
 import { createServer } from "node:http"
 import { Readable } from "node:stream"
 
@@ -44,7 +50,10 @@ const passBodiesThrough = (instance: FastifyInstance, handler: HttpHandler): voi
   instance.setErrorHandler((error: FastifyError, request, reply) => {
     // FST_ERR_CTP_*: a Content-Type Fastify cannot parse; FST_ERR_ROUTE_MISSING_CONTENT_TYPE: a QUERY request without
     // one (RFC 10008), which the core answers like any method it does not serve (405, or 404 off its routes).
-    if (typeof error.code === "string" && (error.code.startsWith("FST_ERR_CTP_") || error.code === "FST_ERR_ROUTE_MISSING_CONTENT_TYPE")) {
+    if (
+      typeof error.code === "string" &&
+      (error.code.startsWith("FST_ERR_CTP_") || error.code === "FST_ERR_ROUTE_MISSING_CONTENT_TYPE")
+    ) {
       return answer(handler, request, reply)
     }
     // Anything else comes from the host's own hooks: its own error handler decides.
@@ -58,7 +67,12 @@ const mountAccord = (instance: FastifyInstance, handler: HttpHandler): void => {
   // The core's route table decides 404/405/OPTIONS/HEAD, so every method of every path under the prefix is ours;
   // no automatic HEAD route, since HEAD is in the list.
   for (const url of ["/", "/*"]) {
-    instance.route({ method: instance.supportedMethods, url, exposeHeadRoute: false, handler: (request, reply) => answer(handler, request, reply) })
+    instance.route({
+      method: instance.supportedMethods,
+      url,
+      exposeHeadRoute: false,
+      handler: (request, reply) => answer(handler, request, reply)
+    })
   }
 }
 
@@ -83,7 +97,8 @@ export const startFastifyServer = async (options: StandaloneServerOptions): Prom
     serverFactory: (listener) => server.on("request", listener),
     clientErrorHandler: answerClientError,
     // A path find-my-way cannot decode (`%zz`) is the core's 404, not Fastify's 400.
-    frameworkErrors: (_error, request, reply) => void answer(handler, request, reply).catch((error: Error) => reply.raw.destroy(error))
+    frameworkErrors: (_error, request, reply) =>
+      void answer(handler, request, reply).catch((error: Error) => reply.raw.destroy(error))
   })
   passBodiesThrough(app, handler)
   // Outside the prefix, and methods Fastify does not route (e.g. PROPFIND, which is the core's 405 on a known path).

@@ -48,13 +48,23 @@ afterAll(async () => {
 
 describe("Accord inside a host Fastify app (the README example)", () => {
   it("the host's route keeps Fastify's JSON parser", async () => {
-    const response = await send(url, { method: "POST", path: "/orders", headers: { "Content-Type": "application/json" }, body: '{"sku":"A-1"}' })
+    const response = await send(url, {
+      method: "POST",
+      path: "/orders",
+      headers: { "Content-Type": "application/json" },
+      body: '{"sku":"A-1"}'
+    })
     expect(response.status).toBe(200)
     expect(JSON.parse(response.body.toString())).toEqual({ received: { sku: "A-1" } })
   })
 
   it("the host's error handler still formats the host's errors", async () => {
-    const response = await send(url, { method: "POST", path: "/orders", headers: { "Content-Type": "application/json" }, body: "{bad" })
+    const response = await send(url, {
+      method: "POST",
+      path: "/orders",
+      headers: { "Content-Type": "application/json" },
+      body: "{bad"
+    })
     expect(response.status).toBe(400)
     expect(JSON.parse(response.body.toString())).toHaveProperty("host_error")
   })
@@ -67,7 +77,12 @@ describe("Accord inside a host Fastify app (the README example)", () => {
 
   it("Accord's routes answer under the prefix", async () => {
     expect((await send(url, { method: "GET", path: "/api/health" })).status).toBe(200)
-    const updated = await send(url, { method: "PUT", path: "/api/users/v1/preferences/language/", headers: json, body: '{"language":"EN-us"}' })
+    const updated = await send(url, {
+      method: "PUT",
+      path: "/api/users/v1/preferences/language/",
+      headers: json,
+      body: '{"language":"EN-us"}'
+    })
     expect(updated.status).toBe(200)
     expect(JSON.parse(updated.body.toString())).toMatchObject({ language: "en-US" })
     const created = await send(url, {
@@ -82,9 +97,28 @@ describe("Accord inside a host Fastify app (the README example)", () => {
 
   it("Accord's errors are its own problems, never the host's format", async () => {
     const cases = [
-      { request: { method: "PUT", path: "/api/users/v1/preferences/language/", headers: json, body: "{bad" }, code: "invalid_json" },
-      { request: { method: "PUT", path: "/api/users/v1/preferences/language/", headers: { ...auth, "Content-Type": "nonsense" }, body: "{}" }, code: "unsupported_media_type" },
-      { request: { method: "PUT", path: "/api/users/v1/preferences/language/", headers: { "Content-Type": "nonsense" }, body: "{}" }, code: "unauthenticated" },
+      {
+        request: { method: "PUT", path: "/api/users/v1/preferences/language/", headers: json, body: "{bad" },
+        code: "invalid_json"
+      },
+      {
+        request: {
+          method: "PUT",
+          path: "/api/users/v1/preferences/language/",
+          headers: { ...auth, "Content-Type": "nonsense" },
+          body: "{}"
+        },
+        code: "unsupported_media_type"
+      },
+      {
+        request: {
+          method: "PUT",
+          path: "/api/users/v1/preferences/language/",
+          headers: { "Content-Type": "nonsense" },
+          body: "{}"
+        },
+        code: "unauthenticated"
+      },
       { request: { method: "GET", path: "/api/nope" }, code: "not_found" },
       { request: { method: "DELETE", path: "/api/health" }, code: "method_not_allowed" }
     ]
@@ -97,7 +131,10 @@ describe("Accord inside a host Fastify app (the README example)", () => {
 
   it("README.md shows exactly this example", () => {
     const source = readFileSync(new URL("./embedding.test.ts", import.meta.url), "utf8")
-    const example = source.slice(source.indexOf("// README:start\n") + "// README:start\n".length, source.indexOf("// README:end"))
+    const example = source.slice(
+      source.indexOf("// README:start\n") + "// README:start\n".length,
+      source.indexOf("// README:end")
+    )
     expect(readFileSync(new URL("../README.md", import.meta.url), "utf8")).toContain("```ts\n" + example + "```\n")
   })
 })
@@ -111,7 +148,8 @@ describe("errors from the host's own hooks", () => {
     })
     // A host-wide hook (e.g. an API gateway check) that refuses some requests before any route runs.
     host.addHook("onRequest", async (request) => {
-      if (request.headers["x-blocked"] !== undefined) throw Object.assign(new Error("blocked by the host"), { statusCode: 429 })
+      if (request.headers["x-blocked"] !== undefined)
+        throw Object.assign(new Error("blocked by the host"), { statusCode: 429 })
     })
     await host.register(plugin, { prefix: "/api", runtime })
     try {

@@ -73,13 +73,23 @@ afterAll(async () => {
 
 describe("Accord inside a host Koa app (the README example)", () => {
   it("the host's route keeps its own body parsing", async () => {
-    const response = await send(url, { method: "POST", path: "/orders", headers: { "Content-Type": "application/json" }, body: '{"sku":"A-1"}' })
+    const response = await send(url, {
+      method: "POST",
+      path: "/orders",
+      headers: { "Content-Type": "application/json" },
+      body: '{"sku":"A-1"}'
+    })
     expect(response.status).toBe(200)
     expect(JSON.parse(response.body.toString())).toEqual({ received: { sku: "A-1" } })
   })
 
   it("the host's error middleware still formats the host's errors", async () => {
-    const response = await send(url, { method: "POST", path: "/orders", headers: { "Content-Type": "application/json" }, body: "{bad" })
+    const response = await send(url, {
+      method: "POST",
+      path: "/orders",
+      headers: { "Content-Type": "application/json" },
+      body: "{bad"
+    })
     expect(response.status).toBe(400)
     expect(JSON.parse(response.body.toString())).toEqual({ host_error: "the host wants JSON" })
   })
@@ -94,7 +104,12 @@ describe("Accord inside a host Koa app (the README example)", () => {
 
   it("Accord's routes answer under the prefix", async () => {
     expect((await send(url, { method: "GET", path: "/api/health" })).status).toBe(200)
-    const updated = await send(url, { method: "PUT", path: "/api/users/v1/preferences/language/", headers: json, body: '{"language":"EN-us"}' })
+    const updated = await send(url, {
+      method: "PUT",
+      path: "/api/users/v1/preferences/language/",
+      headers: json,
+      body: '{"language":"EN-us"}'
+    })
     expect(updated.status).toBe(200)
     expect(JSON.parse(updated.body.toString())).toMatchObject({ language: "en-US" })
     const created = await send(url, {
@@ -109,9 +124,28 @@ describe("Accord inside a host Koa app (the README example)", () => {
 
   it("Accord's errors are its own problems, never the host's format", async () => {
     const cases = [
-      { request: { method: "PUT", path: "/api/users/v1/preferences/language/", headers: json, body: "{bad" }, code: "invalid_json" },
-      { request: { method: "PUT", path: "/api/users/v1/preferences/language/", headers: { ...auth, "Content-Type": "text/plain" }, body: "{}" }, code: "unsupported_media_type" },
-      { request: { method: "PUT", path: "/api/users/v1/preferences/language/", headers: { "Content-Type": "text/plain" }, body: "{}" }, code: "unauthenticated" },
+      {
+        request: { method: "PUT", path: "/api/users/v1/preferences/language/", headers: json, body: "{bad" },
+        code: "invalid_json"
+      },
+      {
+        request: {
+          method: "PUT",
+          path: "/api/users/v1/preferences/language/",
+          headers: { ...auth, "Content-Type": "text/plain" },
+          body: "{}"
+        },
+        code: "unsupported_media_type"
+      },
+      {
+        request: {
+          method: "PUT",
+          path: "/api/users/v1/preferences/language/",
+          headers: { "Content-Type": "text/plain" },
+          body: "{}"
+        },
+        code: "unauthenticated"
+      },
       { request: { method: "GET", path: "/api/nope" }, code: "not_found" },
       { request: { method: "GET", path: "/api" }, code: "not_found" },
       { request: { method: "DELETE", path: "/api/health" }, code: "method_not_allowed" }
@@ -125,7 +159,10 @@ describe("Accord inside a host Koa app (the README example)", () => {
 
   it("README.md shows exactly this example", () => {
     const source = readFileSync(new URL("./embedding.test.ts", import.meta.url), "utf8")
-    const example = source.slice(source.indexOf("// README:start\n") + "// README:start\n".length, source.indexOf("// README:end"))
+    const example = source.slice(
+      source.indexOf("// README:start\n") + "// README:start\n".length,
+      source.indexOf("// README:end")
+    )
     expect(readFileSync(new URL("../README.md", import.meta.url), "utf8")).toContain("```ts\n" + example + "```\n")
   })
 })
@@ -157,7 +194,10 @@ describe("a host that reads every body before Accord's router", () => {
         body: '{"language":"fr"}'
       })
       expect(response.status).toBe(400)
-      expect(JSON.parse(response.body.toString())).toMatchObject({ code: "invalid_json", detail: "The body could not be read." })
+      expect(JSON.parse(response.body.toString())).toMatchObject({
+        code: "invalid_json",
+        detail: "The body could not be read."
+      })
     } finally {
       await running.close()
     }

@@ -116,11 +116,17 @@ export const makeJwtAuthenticator = (config: ResolvedJwtConfig): Authenticator["
       Clock.currentTimeMillis.pipe(
         // The clock comes from Effect, so tests move it with TestClock instead of sleeping.
         Effect.flatMap((millis) =>
-          Effect.tryPromise({ try: () => verify(token, { ...baseOptions, currentDate: new Date(millis) }), catch: (error) => error })
+          Effect.tryPromise({
+            try: () => verify(token, { ...baseOptions, currentDate: new Date(millis) }),
+            catch: (error) => error
+          })
         ),
         Effect.catch(classify),
         Effect.flatMap((payload) =>
-          Option.match(principalOf(payload, config.client), { onNone: () => Effect.fail(invalidToken), onSome: Effect.succeed })
+          Option.match(principalOf(payload, config.client), {
+            onNone: () => Effect.fail(invalidToken),
+            onSome: Effect.succeed
+          })
         )
       )
   })

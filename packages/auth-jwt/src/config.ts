@@ -110,7 +110,8 @@ const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]"])
 const nonEmptyList = (setting: "issuer" | "audience", value: string | ReadonlyArray<string> | undefined) => {
   if (value === undefined) return Result.succeed(undefined)
   const list = typeof value === "string" ? [value] : value
-  if (list.length === 0 || list.some((item) => item.length === 0)) return fail(setting, `the JWT ${setting} must not be empty`)
+  if (list.length === 0 || list.some((item) => item.length === 0))
+    return fail(setting, `the JWT ${setting} must not be empty`)
   return Result.succeed(list)
 }
 
@@ -156,7 +157,8 @@ export const resolveJwtConfig = (config: JwtAuthConfig): Result.Result<ResolvedJ
     const family = key._tag === "Secret" ? HMAC_ALGORITHMS : ASYMMETRIC_ALGORITHMS
     const algorithms = config.algorithms ?? family
     const foreign = algorithms.filter((alg) => !family.includes(alg))
-    if (algorithms.length === 0) return yield* fail("algorithms", "the list of accepted JWT algorithms must not be empty")
+    if (algorithms.length === 0)
+      return yield* fail("algorithms", "the list of accepted JWT algorithms must not be empty")
     if (foreign.length > 0) {
       return yield* fail(
         "algorithms",
@@ -165,7 +167,10 @@ export const resolveJwtConfig = (config: JwtAuthConfig): Result.Result<ResolvedJ
     }
     const clockToleranceSeconds = config.clockToleranceSeconds ?? DEFAULT_CLOCK_TOLERANCE_SECONDS
     if (!isNonNegativeInteger(clockToleranceSeconds) || clockToleranceSeconds > MAX_CLOCK_TOLERANCE_SECONDS) {
-      return yield* fail("clockTolerance", `the clock tolerance must be an integer from 0 to ${MAX_CLOCK_TOLERANCE_SECONDS} seconds`)
+      return yield* fail(
+        "clockTolerance",
+        `the clock tolerance must be an integer from 0 to ${MAX_CLOCK_TOLERANCE_SECONDS} seconds`
+      )
     }
     if (config.client !== undefined && (config.client.claim.length === 0 || config.client.scope === "")) {
       return yield* fail("client", "the client claim and scope must not be empty")
@@ -209,16 +214,24 @@ export const jwtConfigFromEnv = (env: JwtEnv): Result.Result<JwtAuthConfig, JwtC
     }
     const key: JwtKeySource | undefined =
       secret !== undefined ? { secret: Redacted.make(secret) } : jwksUrl !== undefined ? { jwksUrl } : undefined
-    if (key === undefined) return yield* fail("key", "JWT authentication needs JWT_SECRET (HMAC) or JWKS_URL (public keys)")
+    if (key === undefined)
+      return yield* fail("key", "JWT authentication needs JWT_SECRET (HMAC) or JWKS_URL (public keys)")
     const issuer = read("JWT_ISSUER")
-    if (issuer === undefined) return yield* fail("issuer", "JWT_ISSUER is required (the `iss` every accepted token carries)")
+    if (issuer === undefined)
+      return yield* fail("issuer", "JWT_ISSUER is required (the `iss` every accepted token carries)")
     const audience = read("JWT_AUDIENCE")
     if (audience === undefined) {
-      return yield* fail("audience", "JWT_AUDIENCE is required (the `aud` every accepted token carries, usually this API's URL or name)")
+      return yield* fail(
+        "audience",
+        "JWT_AUDIENCE is required (the `aud` every accepted token carries, usually this API's URL or name)"
+      )
     }
     const tolerance = read("JWT_CLOCK_TOLERANCE_S")
     if (tolerance !== undefined && !/^\d{1,6}$/.test(tolerance)) {
-      return yield* fail("clockTolerance", `JWT_CLOCK_TOLERANCE_S must be a whole number of seconds, got "${tolerance}"`)
+      return yield* fail(
+        "clockTolerance",
+        `JWT_CLOCK_TOLERANCE_S must be a whole number of seconds, got "${tolerance}"`
+      )
     }
     const algorithms = read("JWT_ALGORITHMS")
       ?.split(",")
@@ -245,8 +258,10 @@ export const jwtConfigFromEnv = (env: JwtEnv): Result.Result<JwtAuthConfig, JwtC
       clockTolerance: "JWT_CLOCK_TOLERANCE_S",
       client: "JWT_CLIENT_CLAIM / JWT_CLIENT_SCOPE"
     }
-    yield* Result.mapError(resolveJwtConfig(config), (error) =>
-      new JwtConfigError({ setting: error.setting, message: `${variables[error.setting]}: ${error.message}` })
+    yield* Result.mapError(
+      resolveJwtConfig(config),
+      (error) =>
+        new JwtConfigError({ setting: error.setting, message: `${variables[error.setting]}: ${error.message}` })
     )
     return config
   })

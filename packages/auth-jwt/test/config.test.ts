@@ -68,14 +68,26 @@ describe("jwtConfigFromEnv", () => {
     [{ JWKS_URL: "http://idp.example/jwks" }, "key", /^JWKS_URL: .*must use https/],
     [{ JWT_SECRET: SECRET, JWT_ISSUER: "" }, "issuer", /JWT_ISSUER is required/],
     [{ JWT_SECRET: SECRET, JWT_AUDIENCE: undefined }, "audience", /JWT_AUDIENCE is required/],
-    [{ JWT_SECRET: SECRET, JWT_ALGORITHMS: "RS256" }, "algorithms", /^JWT_ALGORITHMS: .*RS256 cannot be used with a secret/],
-    [{ JWKS_URL: "https://idp.example/jwks", JWT_ALGORITHMS: "HS256,ES256" }, "algorithms", /HS256 cannot be used with a key set/],
+    [
+      { JWT_SECRET: SECRET, JWT_ALGORITHMS: "RS256" },
+      "algorithms",
+      /^JWT_ALGORITHMS: .*RS256 cannot be used with a secret/
+    ],
+    [
+      { JWKS_URL: "https://idp.example/jwks", JWT_ALGORITHMS: "HS256,ES256" },
+      "algorithms",
+      /HS256 cannot be used with a key set/
+    ],
     [{ JWKS_URL: "https://idp.example/jwks", JWT_ALGORITHMS: "none" }, "algorithms", /none cannot be used/],
     [{ JWT_SECRET: SECRET, JWT_ALGORITHMS: " , " }, "algorithms", /must not be empty/],
     [{ JWT_SECRET: SECRET, JWT_CLOCK_TOLERANCE_S: "five" }, "clockTolerance", /whole number of seconds, got "five"/],
     [{ JWT_SECRET: SECRET, JWT_CLOCK_TOLERANCE_S: "-1" }, "clockTolerance", /whole number/],
     [{ JWT_SECRET: SECRET, JWT_CLOCK_TOLERANCE_S: "301" }, "clockTolerance", /^JWT_CLOCK_TOLERANCE_S: .*0 to 300/],
-    [{ JWT_SECRET: SECRET, JWT_CLIENT_CLAIM: "sub" }, "client", /^JWT_CLIENT_CLAIM \/ JWT_CLIENT_SCOPE: .*needs a client scope/]
+    [
+      { JWT_SECRET: SECRET, JWT_CLIENT_CLAIM: "sub" },
+      "client",
+      /^JWT_CLIENT_CLAIM \/ JWT_CLIENT_SCOPE: .*needs a client scope/
+    ]
   ] as const)("refuses %o (%s)", (env, setting, message) => {
     const error = errorOf({ ...base, ...env })
     expect(error.setting).toBe(setting)
@@ -92,7 +104,12 @@ describe("resolveJwtConfig", () => {
     const remote = Result.getOrThrow(resolveJwtConfig({ key: { jwksUrl: "http://127.0.0.1:1/jwks" } }))
     expect(remote.algorithms).toContain("ES256")
     expect(remote.algorithms).not.toContain("HS256")
-    expect(remote.key).toMatchObject({ _tag: "RemoteJwks", cooldownMs: 30_000, cacheMaxAgeMs: 600_000, timeoutMs: 5_000 })
+    expect(remote.key).toMatchObject({
+      _tag: "RemoteJwks",
+      cooldownMs: 30_000,
+      cacheMaxAgeMs: 600_000,
+      timeoutMs: 5_000
+    })
   })
 
   it("http is allowed for loopback hosts only", () => {

@@ -18,7 +18,14 @@ export interface SignOptions {
 
 /** Signs `claims` on top of valid defaults (iss, aud, sub, iat, exp one hour after NOW). */
 export const sign = async (key: Uint8Array | CryptoKey, options: SignOptions = {}): Promise<string> => {
-  const claims: Record<string, unknown> = { iss: ISSUER, aud: AUDIENCE, sub: "u_1", iat: NOW, exp: NOW + 3600, ...options.claims }
+  const claims: Record<string, unknown> = {
+    iss: ISSUER,
+    aud: AUDIENCE,
+    sub: "u_1",
+    iat: NOW,
+    exp: NOW + 3600,
+    ...options.claims
+  }
   const payload = Object.fromEntries(Object.entries(claims).filter(([, value]) => value !== undefined)) as JWTPayload
   return new SignJWT(payload)
     .setProtectedHeader({ alg: options.alg ?? "HS256", ...(options.kid !== undefined && { kid: options.kid }) })

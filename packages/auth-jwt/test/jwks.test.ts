@@ -59,7 +59,13 @@ const COOLDOWN_MS = 1_000
 const CACHE_MAX_AGE_MS = 60_000
 
 const remoteConfig = (idp: IdentityProvider, overrides: Partial<JwtAuthConfig> = {}): JwtAuthConfig => ({
-  key: { jwksUrl: idp.url, cooldownMs: COOLDOWN_MS, cacheMaxAgeMs: CACHE_MAX_AGE_MS, timeoutMs: 1_000, retryAfterSeconds: 7 },
+  key: {
+    jwksUrl: idp.url,
+    cooldownMs: COOLDOWN_MS,
+    cacheMaxAgeMs: CACHE_MAX_AGE_MS,
+    timeoutMs: 1_000,
+    retryAfterSeconds: 7
+  },
   issuer: ISSUER,
   audience: AUDIENCE,
   ...overrides
@@ -139,9 +145,9 @@ describe("remote JWKS: verification", () => {
     // Algorithm confusion: an HS256 token "signed" with the public key as the HMAC secret.
     const confused = await sign(new TextEncoder().encode(JSON.stringify(rs1.jwk)), { alg: "HS256", kid: rs1.kid })
     expect(await check(authenticator, confused)).toBe("invalid_token")
-    expect(await check(authenticator, forge({ alg: "none" }, { iss: ISSUER, aud: AUDIENCE, sub: "u_1", exp: NOW + 60 }, ""))).toBe(
-      "invalid_token"
-    )
+    expect(
+      await check(authenticator, forge({ alg: "none" }, { iss: ISSUER, aud: AUDIENCE, sub: "u_1", exp: NOW + 60 }, ""))
+    ).toBe("invalid_token")
     const esOnly = await buildAuthenticator(remoteConfig(idp, { algorithms: ["ES256"] }))
     expect(await check(esOnly, await signWith(es1))).toBe("user:u_1")
     expect(await check(esOnly, await signWith(rs1))).toBe("invalid_token")
@@ -230,7 +236,9 @@ describe("remote JWKS: the identity provider cannot be reached", () => {
     const authenticator = await buildAuthenticator(config)
     const outcome = await Effect.runPromise(Effect.result(authenticator.authenticate(await signWith(es1))))
     expect(describeOutcome(outcome)).toBe(unavailable)
-    expect(Result.isFailure(outcome) && outcome.failure._tag === "Unavailable" && outcome.failure.retryAfterSeconds).toBe(7)
+    expect(
+      Result.isFailure(outcome) && outcome.failure._tag === "Unavailable" && outcome.failure.retryAfterSeconds
+    ).toBe(7)
   })
 
   it("a non-200 answer, a body that is not JSON, JSON that is not a key set: Unavailable", async () => {

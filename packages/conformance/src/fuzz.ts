@@ -38,7 +38,11 @@ export const makeFuzzFixture = (label: string): FuzzFixture => {
   const derived = (name: string) => createHash("sha256").update(`${label}:${name}`).digest("base64url").slice(0, 32)
   const tag = createHash("sha256").update(label).digest("hex").slice(0, 8)
   // "-" < "0" < "B" < "_" < "a": code-point order, which a locale collation would not give.
-  const a: FuzzUser = { id: `fuzz_a_${tag}`, token: `fz-a.${derived("a")}`, methods: [`-a${tag}`, `0a${tag}`, `Ba${tag}`, `_a${tag}`, `aa${tag}`] }
+  const a: FuzzUser = {
+    id: `fuzz_a_${tag}`,
+    token: `fz-a.${derived("a")}`,
+    methods: [`-a${tag}`, `0a${tag}`, `Ba${tag}`, `_a${tag}`, `aa${tag}`]
+  }
   const b: FuzzUser = { id: `fuzz_b_${tag}`, token: `fz-b.${derived("b")}`, methods: [`Bb${tag}`, `bb${tag}`] }
   const client = { id: `fuzz_client_${tag}`, token: `fz-c.${derived("client")}` }
   const seed: SeedInput = {
@@ -47,7 +51,9 @@ export const makeFuzzFixture = (label: string): FuzzFixture => {
       { id: b.id, token: b.token }
     ],
     clients: [client],
-    payment_methods: [a, b].flatMap((user) => user.methods.map((id, index) => ({ id, user_id: user.id, is_default: index === 0 })))
+    payment_methods: [a, b].flatMap((user) =>
+      user.methods.map((id, index) => ({ id, user_id: user.id, is_default: index === 0 }))
+    )
   }
   return { seed, a, b, client }
 }
@@ -113,7 +119,8 @@ export const isWireMethod = (method: string): boolean => !METHODS.includes(metho
 
 // JSON text built from a small tree, so that bodies can carry what JSON.stringify never writes: duplicate keys,
 // escaped keys, raw number literals (`60.0`, `1e400`), odd whitespace.
-type Json = { readonly raw: string } | { readonly items: ReadonlyArray<Json> } | { readonly entries: ReadonlyArray<Entry> }
+type Json =
+  { readonly raw: string } | { readonly items: ReadonlyArray<Json> } | { readonly entries: ReadonlyArray<Entry> }
 /** The key as JSON text (quoted, possibly escaped) and its value. */
 type Entry = readonly [key: string, value: Json]
 
@@ -121,7 +128,8 @@ const raw = (text: string): Json => ({ raw: text })
 const str = (value: string): Json => raw(JSON.stringify(value))
 const key = (name: string): string => JSON.stringify(name)
 /** The same key with every character as a \u escape: the same name to a JSON reader. */
-const escapedKey = (name: string): string => `"${[...name].map((char) => `\\u${(char.codePointAt(0) ?? 0).toString(16).padStart(4, "0")}`).join("")}"`
+const escapedKey = (name: string): string =>
+  `"${[...name].map((char) => `\\u${(char.codePointAt(0) ?? 0).toString(16).padStart(4, "0")}`).join("")}"`
 
 const writeJson = (value: Json, gap: string): string => {
   if ("raw" in value) return value.raw
@@ -141,7 +149,24 @@ const stringArb: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom(...lengths).map((length) => "x".repeat(length))
 )
 const numberArb: fc.Arbitrary<Json> = fc.oneof(
-  fc.constantFrom("0", "-0", "60", "60.0", "6e1", "1e400", "-1e400", "1e308", "9007199254740993", "0.1", "30.5", "1E2", "-0.0", "5e-324").map(raw),
+  fc
+    .constantFrom(
+      "0",
+      "-0",
+      "60",
+      "60.0",
+      "6e1",
+      "1e400",
+      "-1e400",
+      "1e308",
+      "9007199254740993",
+      "0.1",
+      "30.5",
+      "1E2",
+      "-0.0",
+      "5e-324"
+    )
+    .map(raw),
   fc.integer({ min: -2000, max: 2000 }).map((n) => raw(String(n))),
   fc.double({ noNaN: true, noDefaultInfinity: true }).map((n) => raw(JSON.stringify(n)))
 )
@@ -159,10 +184,16 @@ const cleanJsonArb: fc.Arbitrary<Json> = fc.letrec<{ value: Json }>((tie) => ({
     scalarArb,
     fc.array(tie("value"), { maxLength: 3 }).map((items): Json => ({ items })),
     fc
-      .uniqueArray(fc.tuple(fc.string({ maxLength: 8 }).filter((name) => !(FORBIDDEN_KEYS as ReadonlyArray<string>).includes(name)), tie("value")), {
-        maxLength: 3,
-        selector: ([name]) => name
-      })
+      .uniqueArray(
+        fc.tuple(
+          fc.string({ maxLength: 8 }).filter((name) => !(FORBIDDEN_KEYS as ReadonlyArray<string>).includes(name)),
+          tie("value")
+        ),
+        {
+          maxLength: 3,
+          selector: ([name]) => name
+        }
+      )
       .map((entries): Json => ({ entries: entries.map(([name, item]) => [key(name), item] as const) }))
   )
 })).value
@@ -177,7 +208,13 @@ interface Field {
 }
 
 const wrongTypes = (...omit: ReadonlyArray<string>): fc.Arbitrary<Json> =>
-  fc.constantFrom(...["null", "true", "false", "1", "-1.5", '""', '"x"', "[]", "{}", '[1,"a"]', '{"k":1}'].filter((text) => !omit.includes(text))).map(raw)
+  fc
+    .constantFrom(
+      ...["null", "true", "false", "1", "-1.5", '""', '"x"', "[]", "{}", '[1,"a"]', '{"k":1}'].filter(
+        (text) => !omit.includes(text)
+      )
+    )
+    .map(raw)
 
 /** Passwords carry a marker so that a response containing one cannot be a coincidence. */
 const PASSWORD_MARK = "Pw#"
@@ -195,10 +232,29 @@ const emailField: Field = {
     .map(([pad, local, extra, domain]) => str(`${pad}${local}${extra}@${domain}${pad}`)),
   bad: fc.oneof(
     fc
-      .constantFrom("", "plain", "a..b@example.com", ".a@example.com", "a.@example.com", "a@example", "a@-x.com", "a@b.123", "a b@example.com", '"q"@example.com', "a@@b.com", "a@b..com", "a@example.com.")
+      .constantFrom(
+        "",
+        "plain",
+        "a..b@example.com",
+        ".a@example.com",
+        "a.@example.com",
+        "a@example",
+        "a@-x.com",
+        "a@b.123",
+        "a b@example.com",
+        '"q"@example.com',
+        "a@@b.com",
+        "a@b..com",
+        "a@example.com."
+      )
       .map(str),
     // A 65-character local part; 255 characters in all, with every label within 63.
-    fc.constantFrom(`${"a".repeat(65)}@example.com`, `a@${"b".repeat(63)}.${"c".repeat(63)}.${"d".repeat(63)}.${"e".repeat(61)}`).map(str),
+    fc
+      .constantFrom(
+        `${"a".repeat(65)}@example.com`,
+        `a@${"b".repeat(63)}.${"c".repeat(63)}.${"d".repeat(63)}.${"e".repeat(61)}`
+      )
+      .map(str),
     wrongTypes('""', '"x"')
   ),
   random: fc.oneof(fc.emailAddress().map(str), stringArb.map(str))
@@ -212,7 +268,9 @@ const passwordField: Field = {
     fc.constantFrom("😀".repeat(8), "é".repeat(128), `${PASSWORD_MARK}${"x".repeat(125)}`).map(str)
   ),
   bad: fc.oneof(
-    fc.constantFrom("", "x", "short12", `${PASSWORD_MARK}${"x".repeat(126)}`, "😀".repeat(129), `${PASSWORD_MARK}é`).map(str),
+    fc
+      .constantFrom("", "x", "short12", `${PASSWORD_MARK}${"x".repeat(126)}`, "😀".repeat(129), `${PASSWORD_MARK}é`)
+      .map(str),
     wrongTypes('""', '"x"')
   ),
   random: fc.string({ unit: "binary", maxLength: 40 }).map((rest) => str(PASSWORD_MARK + rest))
@@ -223,14 +281,35 @@ const preferenceFields: ReadonlyArray<Field> = [
     name: "language",
     required: false,
     good: fc.constantFrom("en", "fr", "EN-us", "iw", "pt-BR", "zh-Hant-TW", "de-CH-1996", "sr-Latn").map(str),
-    bad: fc.oneof(fc.constantFrom("en_US", "", "x".repeat(36), "123", "en-", "-en", "e").map(str), wrongTypes('""', '"x"')),
+    bad: fc.oneof(
+      fc.constantFrom("en_US", "", "x".repeat(36), "123", "en-", "-en", "e").map(str),
+      wrongTypes('""', '"x"')
+    ),
     random: stringArb.map(str)
   },
   {
     name: "timezone",
     required: false,
     good: fc.constantFrom("0", "60", "60.0", "-720", "840", "330", "-15", "6e1", "1.5e2", "15.0").map(raw),
-    bad: fc.oneof(fc.constantFrom("61", "855", "-735", "30.5", "1e400", "-1e400", '"60"', "900", "-721", "7.5", "1e308", "9007199254740993").map(raw), wrongTypes("1")),
+    bad: fc.oneof(
+      fc
+        .constantFrom(
+          "61",
+          "855",
+          "-735",
+          "30.5",
+          "1e400",
+          "-1e400",
+          '"60"',
+          "900",
+          "-721",
+          "7.5",
+          "1e308",
+          "9007199254740993"
+        )
+        .map(raw),
+      wrongTypes("1")
+    ),
     random: numberArb
   },
   {
@@ -262,7 +341,9 @@ interface BodyChoice {
 const unknownNameArb = (known: ReadonlyArray<string>, extra: ReadonlyArray<string>): fc.Arbitrary<string> =>
   fc.oneof(
     fc.constantFrom(...extra),
-    fc.string({ maxLength: 12 }).filter((name) => !known.includes(name) && !(FORBIDDEN_KEYS as ReadonlyArray<string>).includes(name))
+    fc
+      .string({ maxLength: 12 })
+      .filter((name) => !known.includes(name) && !(FORBIDDEN_KEYS as ReadonlyArray<string>).includes(name))
   )
 
 type Presence = "absent" | "good" | "bad" | "random"
@@ -272,7 +353,12 @@ type Mutation =
   | { readonly kind: "none" }
   | { readonly kind: "duplicate" | "escaped_duplicate"; readonly index: number }
   | { readonly kind: "escaped_name"; readonly index: number }
-  | { readonly kind: "forbidden"; readonly name: (typeof FORBIDDEN_KEYS)[number]; readonly escaped: boolean; readonly nested: boolean }
+  | {
+      readonly kind: "forbidden"
+      readonly name: (typeof FORBIDDEN_KEYS)[number]
+      readonly escaped: boolean
+      readonly nested: boolean
+    }
   | { readonly kind: "deep"; readonly depth: number; readonly objects: boolean }
   | { readonly kind: "truncate"; readonly at: number }
   | { readonly kind: "trailing"; readonly text: string }
@@ -281,10 +367,24 @@ const mutationArb: fc.Arbitrary<Mutation> = fc.oneof(
   { weight: 14, arbitrary: fc.constant({ kind: "none" } as const) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constantFrom("duplicate", "escaped_duplicate"), index: fc.nat(8) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("escaped_name"), index: fc.nat(8) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant("forbidden"), name: fc.constantFrom(...FORBIDDEN_KEYS), escaped: fc.boolean(), nested: fc.boolean() }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant("deep"), depth: fc.integer({ min: 28, max: 40 }), objects: fc.boolean() }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant("forbidden"),
+      name: fc.constantFrom(...FORBIDDEN_KEYS),
+      escaped: fc.boolean(),
+      nested: fc.boolean()
+    })
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant("deep"), depth: fc.integer({ min: 28, max: 40 }), objects: fc.boolean() })
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("truncate"), at: fc.nat() }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant("trailing"), text: fc.constantFrom("x", "}", ",{}", "]", "\u0000", "{}") }) }
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant("trailing"), text: fc.constantFrom("x", "}", ",{}", "]", "\u0000", "{}") })
+  }
 )
 
 const parses = (text: string): boolean => {
@@ -304,21 +404,36 @@ const nested = (depth: number, objects: boolean): string =>
  * A JSON object body for an operation: each field absent, good, bad or random, read-only fields with any value,
  * maybe unknown fields, then maybe one mutation. The verdict follows from what was put in.
  */
-const objectBodyArb = (fields: ReadonlyArray<Field>, readOnly: ReadonlyArray<string>, unknownNames: fc.Arbitrary<string>): fc.Arbitrary<BodyChoice> =>
+const objectBodyArb = (
+  fields: ReadonlyArray<Field>,
+  readOnly: ReadonlyArray<string>,
+  unknownNames: fc.Arbitrary<string>
+): fc.Arbitrary<BodyChoice> =>
   fc
     .record({
       values: fc.tuple(
         ...fields.map((field) =>
           fc.oneof(
-            { weight: field.required ? 1 : 3, arbitrary: fc.constant<readonly [Presence, Json | undefined]>(["absent", undefined]) },
+            {
+              weight: field.required ? 1 : 3,
+              arbitrary: fc.constant<readonly [Presence, Json | undefined]>(["absent", undefined])
+            },
             { weight: 6, arbitrary: field.good.map((value) => ["good", value] as const) },
             { weight: 2, arbitrary: field.bad.map((value) => ["bad", value] as const) },
             { weight: 1, arbitrary: field.random.map((value) => ["random", value] as const) }
           )
         )
       ),
-      readOnly: fc.subarray([...readOnly]).chain((names) => fc.tuple(...names.map((name) => cleanJsonArb.map((value): Entry => [key(name), value])))),
-      unknown: fc.oneof({ weight: 5, arbitrary: fc.constant<ReadonlyArray<Entry>>([]) }, { weight: 1, arbitrary: fc.array(fc.tuple(unknownNames.map(key), cleanJsonArb), { minLength: 1, maxLength: 2 }) }),
+      readOnly: fc
+        .subarray([...readOnly])
+        .chain((names) => fc.tuple(...names.map((name) => cleanJsonArb.map((value): Entry => [key(name), value])))),
+      unknown: fc.oneof(
+        { weight: 5, arbitrary: fc.constant<ReadonlyArray<Entry>>([]) },
+        {
+          weight: 1,
+          arbitrary: fc.array(fc.tuple(unknownNames.map(key), cleanJsonArb), { minLength: 1, maxLength: 2 })
+        }
+      ),
       mutation: mutationArb,
       gap: gapArb,
       shuffle: fc.boolean()
@@ -336,7 +451,8 @@ const objectBodyArb = (fields: ReadonlyArray<Field>, readOnly: ReadonlyArray<str
         }
         if (presence === "bad") verdict = "rejected"
         if (presence === "random" && verdict === "valid") verdict = "unknown"
-        if (field.name === "password" && "raw" in value && value.raw.startsWith('"')) passwords.push(JSON.parse(value.raw) as string)
+        if (field.name === "password" && "raw" in value && value.raw.startsWith('"'))
+          passwords.push(JSON.parse(value.raw) as string)
         entries.push([key(field.name), value])
       })
       entries.push(...readOnlyEntries)
@@ -368,7 +484,11 @@ const objectBodyArb = (fields: ReadonlyArray<Field>, readOnly: ReadonlyArray<str
         }
         case "forbidden": {
           const name = mutation.escaped ? escapedKey(mutation.name) : key(mutation.name)
-          entries.push(mutation.nested ? [key("id"), { items: [{ entries: [[name, raw("1")]] }] }] : [name, { entries: [[key("mfa_enabled"), raw("true")]] }])
+          entries.push(
+            mutation.nested
+              ? [key("id"), { items: [{ entries: [[name, raw("1")]] }] }]
+              : [name, { entries: [[key("mfa_enabled"), raw("true")]] }]
+          )
           verdict = "invalid_json"
           break
         }
@@ -403,42 +523,106 @@ const bytes = (...parts: ReadonlyArray<string | ReadonlyArray<number>>): Uint8Ar
 /** Bodies whose verdict does not depend on the operation. */
 const junkBodyArb: fc.Arbitrary<BodyChoice> = fc.oneof(
   // JSON that is not an object.
-  fc.oneof(scalarArb, fc.array(cleanJsonArb, { maxLength: 3 }).map((items): Json => ({ items }))).chain((value) =>
-    gapArb.map((gap): BodyChoice => ({ body: `${gap}${writeJson(value, gap)}${gap}`, verdict: "invalid_body", passwords: [] }))
-  ),
-  fc.uint8Array({ minLength: 1, maxLength: 64 }).map((body): BodyChoice => ({ body, verdict: "unknown", passwords: [] })),
-  fc.string({ unit: "binary", minLength: 1, maxLength: 64 }).map((body): BodyChoice => ({ body, verdict: "unknown", passwords: [] })),
   fc
-    .constantFrom<ReadonlyArray<number>>([0xff], [0xc0, 0x80], [0xed, 0xa0, 0x80], [0xe2, 0x82], [0xf5, 0x80, 0x80, 0x80], [0xfe])
-    .map((invalid): BodyChoice => ({ body: bytes('{"language":"', invalid, '"}'), verdict: "invalid_json", passwords: [] })),
-  fc.constantFrom("{}", '{"id":1}', "[]").map((text): BodyChoice => ({ body: bytes([0xef, 0xbb, 0xbf], text), verdict: "invalid_json", passwords: [] })),
-  fc.constantFrom(" ", "\n", "{", '{"a"', '{"a":}', "{'a':1}", '{"a":1,}', "NaN", "undefined", '{"a":01}', '{"a":.5}', '{"a":"\t"}', "\u00a0{}").map(
-    (text): BodyChoice => ({ body: text, verdict: "invalid_json", passwords: [] })
-  ),
-  fc.constantFrom(16_383, 16_384, 16_385, 20_000, 40_000).map((size): BodyChoice => ({ body: `{"id":"${"x".repeat(size - 10)}"}`, verdict: "unknown", passwords: [] }))
+    .oneof(
+      scalarArb,
+      fc.array(cleanJsonArb, { maxLength: 3 }).map((items): Json => ({ items }))
+    )
+    .chain((value) =>
+      gapArb.map((gap): BodyChoice => ({
+        body: `${gap}${writeJson(value, gap)}${gap}`,
+        verdict: "invalid_body",
+        passwords: []
+      }))
+    ),
+  fc
+    .uint8Array({ minLength: 1, maxLength: 64 })
+    .map((body): BodyChoice => ({ body, verdict: "unknown", passwords: [] })),
+  fc
+    .string({ unit: "binary", minLength: 1, maxLength: 64 })
+    .map((body): BodyChoice => ({ body, verdict: "unknown", passwords: [] })),
+  fc
+    .constantFrom<ReadonlyArray<number>>(
+      [0xff],
+      [0xc0, 0x80],
+      [0xed, 0xa0, 0x80],
+      [0xe2, 0x82],
+      [0xf5, 0x80, 0x80, 0x80],
+      [0xfe]
+    )
+    .map((invalid): BodyChoice => ({
+      body: bytes('{"language":"', invalid, '"}'),
+      verdict: "invalid_json",
+      passwords: []
+    })),
+  fc
+    .constantFrom("{}", '{"id":1}', "[]")
+    .map((text): BodyChoice => ({ body: bytes([0xef, 0xbb, 0xbf], text), verdict: "invalid_json", passwords: [] })),
+  fc
+    .constantFrom(
+      " ",
+      "\n",
+      "{",
+      '{"a"',
+      '{"a":}',
+      "{'a':1}",
+      '{"a":1,}',
+      "NaN",
+      "undefined",
+      '{"a":01}',
+      '{"a":.5}',
+      '{"a":"\t"}',
+      "\u00a0{}"
+    )
+    .map((text): BodyChoice => ({ body: text, verdict: "invalid_json", passwords: [] })),
+  fc
+    .constantFrom(16_383, 16_384, 16_385, 20_000, 40_000)
+    .map((size): BodyChoice => ({ body: `{"id":"${"x".repeat(size - 10)}"}`, verdict: "unknown", passwords: [] }))
 )
 
 /** No body at all, or an empty one (`Content-Length: 0`): the same to the contract. */
-const noBodyArb: fc.Arbitrary<BodyChoice> = fc.constantFrom<BodyChoice>({ body: undefined, verdict: "valid", passwords: [] }, { body: "", verdict: "valid", passwords: [] })
+const noBodyArb: fc.Arbitrary<BodyChoice> = fc.constantFrom<BodyChoice>(
+  { body: undefined, verdict: "valid", passwords: [] },
+  { body: "", verdict: "valid", passwords: [] }
+)
 
 const operationBodyArb = (objects: fc.Arbitrary<BodyChoice>): fc.Arbitrary<BodyChoice> =>
-  fc.oneof({ weight: 12, arbitrary: objects }, { weight: 3, arbitrary: junkBodyArb }, { weight: 1, arbitrary: noBodyArb })
+  fc.oneof(
+    { weight: 12, arbitrary: objects },
+    { weight: 3, arbitrary: junkBodyArb },
+    { weight: 1, arbitrary: noBodyArb }
+  )
 
-const planBodyArb = operationBodyArb(objectBodyArb([emailField, passwordField], [], unknownNameArb(["email", "password"], ["Email", "name", "id", "password_confirmation"])))
+const planBodyArb = operationBodyArb(
+  objectBodyArb(
+    [emailField, passwordField],
+    [],
+    unknownNameArb(["email", "password"], ["Email", "name", "id", "password_confirmation"])
+  )
+)
 const preferencesBodyArb = operationBodyArb(
   objectBodyArb(
     preferenceFields,
     PREFERENCE_READ_ONLY,
-    unknownNameArb(["language", "timezone", "mfa_enabled", ...PREFERENCE_READ_ONLY], ["user_id", "is_default", "Language", "timezone ", "mfa"])
+    unknownNameArb(
+      ["language", "timezone", "mfa_enabled", ...PREFERENCE_READ_ONLY],
+      ["user_id", "is_default", "Language", "timezone ", "mfa"]
+    )
   )
 )
 const setDefaultBodyArb = operationBodyArb(
-  objectBodyArb([isDefaultField], [], unknownNameArb(["is_default"], ["user_id", "id", "created_at", "updated_at", "default", "isDefault"]))
+  objectBodyArb(
+    [isDefaultField],
+    [],
+    unknownNameArb(["is_default"], ["user_id", "id", "created_at", "updated_at", "default", "isDefault"])
+  )
 )
 /** Any operation's body, judged only where the verdict does not depend on the operation. */
 const anyBodyArb: fc.Arbitrary<BodyChoice> = fc
   .oneof(planBodyArb, preferencesBodyArb, setDefaultBodyArb)
-  .map((choice) => (choice.verdict === "invalid_json" || choice.verdict === "invalid_body" ? choice : { ...choice, verdict: "unknown" }))
+  .map((choice) =>
+    choice.verdict === "invalid_json" || choice.verdict === "invalid_body" ? choice : { ...choice, verdict: "unknown" }
+  )
 
 // Headers.
 
@@ -447,13 +631,23 @@ interface ContentTypeChoice {
   readonly json: boolean | undefined
 }
 
-const latin1Arb = fc.oneof(fc.integer({ min: 0x20, max: 0x7e }), fc.integer({ min: 0xa0, max: 0xff })).map((code) => String.fromCharCode(code))
+const latin1Arb = fc
+  .oneof(fc.integer({ min: 0x20, max: 0x7e }), fc.integer({ min: 0xa0, max: 0xff }))
+  .map((code) => String.fromCharCode(code))
 
 const contentTypeArb: fc.Arbitrary<ContentTypeChoice> = fc.oneof(
   {
     weight: 8,
     arbitrary: fc
-      .constantFrom("application/json", "application/json; charset=utf-8", "application/json;charset=UTF-8", 'Application/JSON; charset="utf8"', "APPLICATION/JSON", "application/json; charset=utf-8; foo=bar", " application/json ")
+      .constantFrom(
+        "application/json",
+        "application/json; charset=utf-8",
+        "application/json;charset=UTF-8",
+        'Application/JSON; charset="utf8"',
+        "APPLICATION/JSON",
+        "application/json; charset=utf-8; foo=bar",
+        " application/json "
+      )
       .map((contentType) => ({ contentType, json: true }))
   },
   {
@@ -478,7 +672,10 @@ const contentTypeArb: fc.Arbitrary<ContentTypeChoice> = fc.oneof(
       )
       .map((contentType) => ({ contentType, json: false }))
   },
-  { weight: 1, arbitrary: fc.string({ unit: latin1Arb, maxLength: 40 }).map((contentType) => ({ contentType, json: undefined })) }
+  {
+    weight: 1,
+    arbitrary: fc.string({ unit: latin1Arb, maxLength: 40 }).map((contentType) => ({ contentType, json: undefined }))
+  }
 )
 
 interface CredentialChoice {
@@ -488,39 +685,95 @@ interface CredentialChoice {
 
 const TOKEN_TEXT = /^[A-Za-z0-9._~+/-]{1,60}={0,2}$/
 
-const credentialArb = (fixture: FuzzFixture, weights: Readonly<Partial<Record<Actor, number>>>): fc.Arbitrary<CredentialChoice> => {
+const credentialArb = (
+  fixture: FuzzFixture,
+  weights: Readonly<Partial<Record<Actor, number>>>
+): fc.Arbitrary<CredentialChoice> => {
   // Leading and trailing whitespace is not part of a header value (Node strips it), so it still names the user.
   const carrying = (actor: Actor, token: string) =>
     fc
-      .tuple(fc.constantFrom("Bearer", "bearer", "BEARER", "Token", "token", "tOkEn"), fc.integer({ min: 1, max: 3 }), fc.constantFrom("", "", " ", "\t"))
-      .map(([scheme, spaces, pad]): CredentialChoice => ({ actor, authorization: `${pad}${scheme}${" ".repeat(spaces)}${token}${pad}` }))
+      .tuple(
+        fc.constantFrom("Bearer", "bearer", "BEARER", "Token", "token", "tOkEn"),
+        fc.integer({ min: 1, max: 3 }),
+        fc.constantFrom("", "", " ", "\t")
+      )
+      .map(([scheme, spaces, pad]): CredentialChoice => ({
+        actor,
+        authorization: `${pad}${scheme}${" ".repeat(spaces)}${token}${pad}`
+      }))
   const { a, b, client } = fixture
   const choices: Record<Actor, fc.Arbitrary<CredentialChoice>> = {
     a: carrying("a", a.token),
     b: carrying("b", b.token),
     client: carrying("client", client.token),
     none: fc
-      .constantFrom(undefined, "", "   ", "Basic eDp5", "Digest username=x", `Bearer\t${a.token}`, `Bearer${a.token}`, `Bearerx ${a.token}`, "Negotiate abc", `Basic ${a.token}`)
+      .constantFrom(
+        undefined,
+        "",
+        "   ",
+        "Basic eDp5",
+        "Digest username=x",
+        `Bearer\t${a.token}`,
+        `Bearer${a.token}`,
+        `Bearerx ${a.token}`,
+        "Negotiate abc",
+        `Basic ${a.token}`
+      )
       .map((authorization): CredentialChoice => ({ actor: "none", authorization })),
     malformed: fc
-      .constantFrom("Bearer", "Token    ", "Bearer a$b", `Bearer ${"a".repeat(513)}`, `Bearer ${a.token} x`, "Bearer =abc", `Bearer ${a.token}%`, `Token ${client.token},`, "Bearer é")
+      .constantFrom(
+        "Bearer",
+        "Token    ",
+        "Bearer a$b",
+        `Bearer ${"a".repeat(513)}`,
+        `Bearer ${a.token} x`,
+        "Bearer =abc",
+        `Bearer ${a.token}%`,
+        `Token ${client.token},`,
+        "Bearer é"
+      )
       .map((authorization): CredentialChoice => ({ actor: "malformed", authorization })),
     unknown: fc
       .oneof(
-        fc.constantFrom(`${a.token}=`, a.token.toUpperCase(), `${"a".repeat(512)}==`, `${client.token}x`, "unknown-token"),
+        fc.constantFrom(
+          `${a.token}=`,
+          a.token.toUpperCase(),
+          `${"a".repeat(512)}==`,
+          `${client.token}x`,
+          "unknown-token"
+        ),
         fc.stringMatching(TOKEN_TEXT).filter((token) => ![a.token, b.token, client.token].includes(token))
       )
       .map((token): CredentialChoice => ({ actor: "unknown", authorization: `Bearer ${token}` })),
-    random: fc.string({ unit: latin1Arb, maxLength: 80 }).map((authorization): CredentialChoice => ({ actor: "random", authorization }))
+    random: fc
+      .string({ unit: latin1Arb, maxLength: 80 })
+      .map((authorization): CredentialChoice => ({ actor: "random", authorization }))
   }
-  const weighted = (Object.keys(choices) as Array<Actor>).map((actor) => ({ weight: weights[actor] ?? 1, arbitrary: choices[actor] }))
+  const weighted = (Object.keys(choices) as Array<Actor>).map((actor) => ({
+    weight: weights[actor] ?? 1,
+    arbitrary: choices[actor]
+  }))
   return fc.oneof(...weighted)
 }
 
 const requestIdArb: fc.Arbitrary<string | undefined> = fc.oneof(
   { weight: 4, arbitrary: fc.constant(undefined) },
   { weight: 3, arbitrary: fc.stringMatching(/^[A-Za-z0-9._-]{1,128}$/) },
-  { weight: 2, arbitrary: fc.constantFrom("r".repeat(128), "r".repeat(129), "a b", "é", "", " padded ", "x/y", "<script>", "id,other", "\tx") },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(
+      "r".repeat(128),
+      "r".repeat(129),
+      "a b",
+      "é",
+      "",
+      " padded ",
+      "x/y",
+      "<script>",
+      "id,other",
+      "\tx"
+    )
+  },
   { weight: 1, arbitrary: fc.string({ unit: latin1Arb, maxLength: 140 }) }
 )
 
@@ -531,18 +784,27 @@ interface PathChoice {
   readonly target: Target
 }
 
-const querySuffixArb = fc.oneof(fc.constantFrom("?", "?a=1&b", "#frag", "?x=%zz", `?${"q".repeat(3000)}`), fc.stringMatching(/^\?[A-Za-z0-9=&%._~-]{0,40}$/))
+const querySuffixArb = fc.oneof(
+  fc.constantFrom("?", "?a=1&b", "#frag", "?x=%zz", `?${"q".repeat(3000)}`),
+  fc.stringMatching(/^\?[A-Za-z0-9=&%._~-]{0,40}$/)
+)
 
 /** The path as given, without its trailing slash (operation paths only), or with a query or a fragment. */
 const decorated = (path: string, target: Target, slashOptional: boolean): fc.Arbitrary<PathChoice> => {
   const forms = slashOptional ? [path, withoutSlash(path)] : [path]
   return fc.oneof(
     { weight: 6, arbitrary: fc.constantFrom(...forms).map((form) => ({ path: form, target })) },
-    { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...forms), querySuffixArb).map(([form, query]) => ({ path: form + query, target })) }
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(fc.constantFrom(...forms), querySuffixArb)
+        .map(([form, query]) => ({ path: form + query, target }))
+    }
   )
 }
 
-const percentEncoded = (id: string): string => [...Buffer.from(id, "utf8")].map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, "0")}`).join("")
+const percentEncoded = (id: string): string =>
+  [...Buffer.from(id, "utf8")].map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, "0")}`).join("")
 
 const decodedSegment = (segment: string): string => {
   try {
@@ -558,8 +820,30 @@ const methodPathArb = (fixture: FuzzFixture): fc.Arbitrary<PathChoice> => {
     { weight: 6, arbitrary: fc.constantFrom(...fixture.a.methods) },
     { weight: 2, arbitrary: fc.constantFrom(...fixture.b.methods) },
     { weight: 1, arbitrary: fc.constantFrom(...fixture.a.methods).map(percentEncoded) },
-    { weight: 1, arbitrary: fc.oneof(fc.stringMatching(/^[A-Za-z0-9_-]{1,20}$/).filter((id) => !known.includes(id)), fc.constantFrom("z".repeat(100))) },
-    { weight: 1, arbitrary: fc.constantFrom("pm.1", "%zz", "pm%201", "%C3%A9", "%00", "a".repeat(101), "..", ".", "%2F", "~x", "%2e%2e", "a%2Fb") }
+    {
+      weight: 1,
+      arbitrary: fc.oneof(
+        fc.stringMatching(/^[A-Za-z0-9_-]{1,20}$/).filter((id) => !known.includes(id)),
+        fc.constantFrom("z".repeat(100))
+      )
+    },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        "pm.1",
+        "%zz",
+        "pm%201",
+        "%C3%A9",
+        "%00",
+        "a".repeat(101),
+        "..",
+        ".",
+        "%2F",
+        "~x",
+        "%2e%2e",
+        "a%2Fb"
+      )
+    }
   )
   return segment.chain((id) => decorated(paths.paymentMethod(id), { kind: "method", id: decodedSegment(id) }, true))
 }
@@ -603,18 +887,30 @@ const pathArbs = (fixture: FuzzFixture) => ({
     decorated(`${paths.docs}/init.js`, { kind: "docs_asset", exists: true }, false),
     decorated(`${paths.docs}/nope.js`, { kind: "docs_asset", exists: false }, false)
   ),
-  none: fc.oneof(
-    fc.constantFrom(...NOT_FOUND_PATHS),
-    fc.webSegment().map((segment) => `/${segment}`),
-    fc.webSegment().filter((segment) => !["health", "openapi.json", "docs", ""].includes(segment)).map((segment) => `/api/${segment}`)
-  ).map((path): PathChoice => ({ path, target: { kind: "none" } })),
+  none: fc
+    .oneof(
+      fc.constantFrom(...NOT_FOUND_PATHS),
+      fc.webSegment().map((segment) => `/${segment}`),
+      fc
+        .webSegment()
+        .filter((segment) => !["health", "openapi.json", "docs", ""].includes(segment))
+        .map((segment) => `/api/${segment}`)
+    )
+    .map((path): PathChoice => ({ path, target: { kind: "none" } })),
   tooLong: fc
     .tuple(fc.constantFrom("/api/", paths.paymentMethods, "/elsewhere/"), fc.integer({ min: 2049, max: 3000 }))
-    .map(([start, length]): PathChoice => ({ path: start + "a".repeat(length - start.length), target: { kind: "too_long" } }))
+    .map(([start, length]): PathChoice => ({
+      path: start + "a".repeat(length - start.length),
+      target: { kind: "too_long" }
+    }))
 })
 
 const methodArb = (primary: ReadonlyArray<string>): fc.Arbitrary<string> =>
-  fc.oneof({ weight: 10, arbitrary: fc.constantFrom(...primary) }, { weight: 2, arbitrary: fc.constantFrom(...COMMON_METHODS) }, { weight: 1, arbitrary: fc.constantFrom(...PARSER_METHODS) })
+  fc.oneof(
+    { weight: 10, arbitrary: fc.constantFrom(...primary) },
+    { weight: 2, arbitrary: fc.constantFrom(...COMMON_METHODS) },
+    { weight: 1, arbitrary: fc.constantFrom(...PARSER_METHODS) }
+  )
 
 const wireMethodArb: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom("get", "put", "post", "Get", "options", "head", "PUT-X", "GETS"),
@@ -629,7 +925,14 @@ const caseArb = (parts: {
   readonly body: fc.Arbitrary<BodyChoice>
 }): fc.Arbitrary<FuzzCase> =>
   fc
-    .record({ method: parts.method, path: parts.path, credential: parts.credential, contentType: contentTypeArb, body: parts.body, requestId: requestIdArb })
+    .record({
+      method: parts.method,
+      path: parts.path,
+      credential: parts.credential,
+      contentType: contentTypeArb,
+      body: parts.body,
+      requestId: requestIdArb
+    })
     .map(({ method, path, credential, contentType, body, requestId }): FuzzCase => ({
       method,
       path: path.path,
@@ -653,13 +956,69 @@ export const fuzzCase = (fixture: FuzzFixture): fc.Arbitrary<FuzzCase> => {
   const users = { a: 6, b: 2, client: 1, none: 1, malformed: 1, unknown: 1, random: 1 }
   const anyPath = fc.oneof(path.plan, path.preferences, path.list, path.method, path.public, path.none, path.tooLong)
   return fc.oneof(
-    { weight: 3, arbitrary: caseArb({ method: methodArb(["POST"]), path: path.plan, credential: credentialArb(fixture, { ...users, client: 4 }), body: planBodyArb }) },
-    { weight: 4, arbitrary: caseArb({ method: methodArb(["PUT", "PUT", "GET", "HEAD"]), path: path.preferences, credential: credentialArb(fixture, users), body: preferencesBodyArb }) },
-    { weight: 2, arbitrary: caseArb({ method: methodArb(["GET", "HEAD"]), path: path.list, credential: credentialArb(fixture, users), body: anyBodyArb }) },
-    { weight: 4, arbitrary: caseArb({ method: methodArb(["PUT"]), path: path.method, credential: credentialArb(fixture, users), body: setDefaultBodyArb }) },
-    { weight: 1, arbitrary: caseArb({ method: methodArb(["GET", "HEAD", "OPTIONS"]), path: path.public, credential: credentialArb(fixture, {}), body: anyBodyArb }) },
-    { weight: 3, arbitrary: caseArb({ method: fc.constantFrom(...PARSER_METHODS), path: anyPath, credential: credentialArb(fixture, {}), body: anyBodyArb }) },
-    { weight: 1, arbitrary: caseArb({ method: wireMethodArb, path: anyPath, credential: credentialArb(fixture, {}), body: anyBodyArb }) }
+    {
+      weight: 3,
+      arbitrary: caseArb({
+        method: methodArb(["POST"]),
+        path: path.plan,
+        credential: credentialArb(fixture, { ...users, client: 4 }),
+        body: planBodyArb
+      })
+    },
+    {
+      weight: 4,
+      arbitrary: caseArb({
+        method: methodArb(["PUT", "PUT", "GET", "HEAD"]),
+        path: path.preferences,
+        credential: credentialArb(fixture, users),
+        body: preferencesBodyArb
+      })
+    },
+    {
+      weight: 2,
+      arbitrary: caseArb({
+        method: methodArb(["GET", "HEAD"]),
+        path: path.list,
+        credential: credentialArb(fixture, users),
+        body: anyBodyArb
+      })
+    },
+    {
+      weight: 4,
+      arbitrary: caseArb({
+        method: methodArb(["PUT"]),
+        path: path.method,
+        credential: credentialArb(fixture, users),
+        body: setDefaultBodyArb
+      })
+    },
+    {
+      weight: 1,
+      arbitrary: caseArb({
+        method: methodArb(["GET", "HEAD", "OPTIONS"]),
+        path: path.public,
+        credential: credentialArb(fixture, {}),
+        body: anyBodyArb
+      })
+    },
+    {
+      weight: 3,
+      arbitrary: caseArb({
+        method: fc.constantFrom(...PARSER_METHODS),
+        path: anyPath,
+        credential: credentialArb(fixture, {}),
+        body: anyBodyArb
+      })
+    },
+    {
+      weight: 1,
+      arbitrary: caseArb({
+        method: wireMethodArb,
+        path: anyPath,
+        credential: credentialArb(fixture, {}),
+        body: anyBodyArb
+      })
+    }
   )
 }
 
@@ -685,7 +1044,16 @@ export const PROBLEM_CODES: Readonly<Record<string, number>> = {
   internal: 500,
   unavailable: 503
 }
-export const FIELD_CODES: ReadonlyArray<string> = ["required", "invalid_type", "too_short", "too_long", "out_of_range", "invalid_format", "unknown_field", "not_allowed"]
+export const FIELD_CODES: ReadonlyArray<string> = [
+  "required",
+  "invalid_type",
+  "too_short",
+  "too_long",
+  "out_of_range",
+  "invalid_format",
+  "unknown_field",
+  "not_allowed"
+]
 
 /** `Allow` of each route (its methods, HEAD where GET is, OPTIONS; sorted). */
 const ALLOW: Readonly<Record<Exclude<Target["kind"], "none" | "too_long">, string>> = {
@@ -707,7 +1075,8 @@ export interface Expected {
   readonly code?: string
 }
 
-const only = (status: number, code?: string): Expected => (code === undefined ? { statuses: [status] } : { statuses: [status], code })
+const only = (status: number, code?: string): Expected =>
+  code === undefined ? { statuses: [status] } : { statuses: [status], code }
 
 export const bodyLength = (body: FuzzCase["body"]): number =>
   body === undefined ? 0 : typeof body === "string" ? Buffer.byteLength(body, "utf8") : body.length
@@ -728,9 +1097,13 @@ const bodyStage = (fuzz: FuzzCase, success: number, required: boolean): Expected
   const list = [...statuses]
   if (list.length !== 1) return { statuses: list }
   const status = list[0] ?? 0
-  if (status === 400 && (fuzz.verdict === "invalid_json" || fuzz.verdict === "invalid_body")) return only(400, fuzz.verdict)
+  if (status === 400 && (fuzz.verdict === "invalid_json" || fuzz.verdict === "invalid_body"))
+    return only(400, fuzz.verdict)
   if (status === 400 && fuzz.verdict === "rejected") return only(400, "validation_failed")
-  return only(status, ({ 404: "not_found", 413: "payload_too_large", 415: "unsupported_media_type" } as Record<number, string>)[status])
+  return only(
+    status,
+    ({ 404: "not_found", 413: "payload_too_large", 415: "unsupported_media_type" } as Record<number, string>)[status]
+  )
 }
 
 /** The statuses (and code, where fixed) the contract allows for a request Node's parser accepts. */
@@ -780,9 +1153,11 @@ export const expectedFor = (fixture: FuzzFixture, fuzz: FuzzCase): Expected => {
 // Checking a response
 
 /** A stack frame, a source position, or an absolute path on the server: never in a response. */
-const INTERNALS = /\n\s+at |\bat [\w$.<>]+ \(|\.[cm]?[jt]s:\d+|node_modules|file:\/\/|\/work\/|\/home\/|\/usr\/|[A-Z]:\\/
+const INTERNALS =
+  /\n\s+at |\bat [\w$.<>]+ \(|\.[cm]?[jt]s:\d+|node_modules|file:\/\/|\/work\/|\/home\/|\/usr\/|[A-Z]:\\/
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value)
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
 
 const requestText = (fuzz: FuzzCase): string =>
   `${fuzz.path} ${fuzz.authorization ?? ""} ${fuzz.contentType ?? ""} ${fuzz.requestId ?? ""} ${
@@ -797,7 +1172,8 @@ const parseBody = (response: RawResponse): unknown => {
   }
 }
 
-const sameKeys = (value: Record<string, unknown>, keys: ReadonlyArray<string>): boolean => JSON.stringify(Object.keys(value)) === JSON.stringify(keys)
+const sameKeys = (value: Record<string, unknown>, keys: ReadonlyArray<string>): boolean =>
+  JSON.stringify(Object.keys(value)) === JSON.stringify(keys)
 
 const SUCCESS_TYPES: Readonly<Record<string, string>> = {
   docs: "text/html; charset=utf-8",
@@ -834,30 +1210,50 @@ const isMethodView = (value: unknown): value is MethodView =>
   TIMESTAMP_PATTERN.test(String(value["updated_at"]))
 
 /** The success body's shape for the target; the list must hold exactly the caller's own methods. */
-const successProblems = (fixture: FuzzFixture, fuzz: FuzzCase, status: number, body: unknown): ReadonlyArray<string> => {
+const successProblems = (
+  fixture: FuzzFixture,
+  fuzz: FuzzCase,
+  status: number,
+  body: unknown
+): ReadonlyArray<string> => {
   const { target } = fuzz
   switch (target.kind) {
     case "plan":
-      return status === 201 && isRecord(body) && sameKeys(body, ["email", "password"]) && typeof body["email"] === "string" && body["password"] === "********"
+      return status === 201 &&
+        isRecord(body) &&
+        sameKeys(body, ["email", "password"]) &&
+        typeof body["email"] === "string" &&
+        body["password"] === "********"
         ? []
         : ["plan entry: expected 201 {email, password: ********}"]
     case "preferences":
       return isPreferences(body) ? [] : ["preferences: not a preferences record"]
     case "list": {
       const own = fuzz.actor === "a" ? fixture.a.methods : fixture.b.methods
-      if (!isRecord(body) || !sameKeys(body, ["data"]) || !Array.isArray(body["data"]) || !body["data"].every(isMethodView)) return ["list: not {data: [PaymentMethod]}"]
+      if (
+        !isRecord(body) ||
+        !sameKeys(body, ["data"]) ||
+        !Array.isArray(body["data"]) ||
+        !body["data"].every(isMethodView)
+      )
+        return ["list: not {data: [PaymentMethod]}"]
       const ids = body["data"].map((method) => method.id)
       const problems: Array<string> = []
-      if (JSON.stringify(ids) !== JSON.stringify(own)) problems.push(`list: ids ${JSON.stringify(ids)}, expected the caller's own ${JSON.stringify(own)}`)
+      if (JSON.stringify(ids) !== JSON.stringify(own))
+        problems.push(`list: ids ${JSON.stringify(ids)}, expected the caller's own ${JSON.stringify(own)}`)
       if (body["data"].filter((method) => method.is_default).length > 1) problems.push("list: more than one default")
       return problems
     }
     case "method":
-      return isMethodView(body) && body.id === target.id && body.is_default ? [] : ["set default: expected the method with is_default true"]
+      return isMethodView(body) && body.id === target.id && body.is_default
+        ? []
+        : ["set default: expected the method with is_default true"]
     case "health":
       return JSON.stringify(body) === '{"status":"ok"}' ? [] : ["health: expected {status: ok}"]
     case "openapi":
-      return isRecord(body) && String(body["openapi"]).startsWith("3.1") ? [] : ["openapi.json: not an OpenAPI 3.1 document"]
+      return isRecord(body) && String(body["openapi"]).startsWith("3.1")
+        ? []
+        : ["openapi.json: not an OpenAPI 3.1 document"]
     default:
       return []
   }
@@ -878,23 +1274,29 @@ const problemProblems = (status: number, body: unknown): ReadonlyArray<string> =
   const code = body["code"]
   const problems: Array<string> = []
   const withErrors = code === "validation_failed"
-  if (!sameKeys(body, ["type", "title", "status", "detail", "code", ...(withErrors ? ["errors"] : [])])) problems.push(`problem: keys ${JSON.stringify(Object.keys(body))}`)
+  if (!sameKeys(body, ["type", "title", "status", "detail", "code", ...(withErrors ? ["errors"] : [])]))
+    problems.push(`problem: keys ${JSON.stringify(Object.keys(body))}`)
   if (body["type"] !== "about:blank") problems.push("problem: type is not about:blank")
   if (body["title"] !== TITLES[status]) problems.push(`problem: title ${String(body["title"])}`)
   if (body["status"] !== status) problems.push("problem: status member differs from the status")
   if (typeof body["detail"] !== "string" || body["detail"] === "") problems.push("problem: empty detail")
-  if (typeof code !== "string" || PROBLEM_CODES[code] !== status) problems.push(`problem: code ${String(code)} does not belong to ${status}`)
+  if (typeof code !== "string" || PROBLEM_CODES[code] !== status)
+    problems.push(`problem: code ${String(code)} does not belong to ${status}`)
   if (withErrors) {
     const errors = body["errors"]
     if (!Array.isArray(errors) || errors.length === 0) problems.push("problem: validation_failed without errors")
     else {
       const pointers: Array<string> = []
       for (const entry of errors) {
-        if (!isRecord(entry) || !sameKeys(entry, ["pointer", "code", "detail"])) problems.push("problem: an errors entry is not {pointer, code, detail}")
+        if (!isRecord(entry) || !sameKeys(entry, ["pointer", "code", "detail"]))
+          problems.push("problem: an errors entry is not {pointer, code, detail}")
         else {
-          if (typeof entry["pointer"] !== "string" || !entry["pointer"].startsWith("/")) problems.push("problem: bad pointer")
-          if (!FIELD_CODES.includes(String(entry["code"]))) problems.push(`problem: field code ${String(entry["code"])}`)
-          if (typeof entry["detail"] !== "string" || entry["detail"] === "") problems.push("problem: empty field detail")
+          if (typeof entry["pointer"] !== "string" || !entry["pointer"].startsWith("/"))
+            problems.push("problem: bad pointer")
+          if (!FIELD_CODES.includes(String(entry["code"])))
+            problems.push(`problem: field code ${String(entry["code"])}`)
+          if (typeof entry["detail"] !== "string" || entry["detail"] === "")
+            problems.push("problem: empty field detail")
           pointers.push(String(entry["pointer"]))
         }
       }
@@ -915,43 +1317,62 @@ export const checkResponse = (fixture: FuzzFixture, fuzz: FuzzCase, response: Ra
   const expected = expectedFor(fixture, fuzz)
   const { status, headers } = response
   const text = response.body.toString("utf8")
-  if (!expected.statuses.includes(status)) problems.push(`status ${status}, expected one of ${expected.statuses.join(", ")}`)
+  if (!expected.statuses.includes(status))
+    problems.push(`status ${status}, expected one of ${expected.statuses.join(", ")}`)
   if (status >= 500) problems.push(`a ${status}`)
   if (headers["cache-control"] !== "no-store") problems.push(`Cache-Control ${String(headers["cache-control"])}`)
   if (headers["x-content-type-options"] !== "nosniff") problems.push("X-Content-Type-Options missing")
   const sentId = fuzz.requestId?.replace(/^[ \t]+|[ \t]+$/g, "")
   const receivedId = headers["x-request-id"] ?? ""
   if (!REQUEST_ID_PATTERN.test(receivedId)) problems.push(`X-Request-Id ${JSON.stringify(receivedId)}`)
-  else if (sentId !== undefined && REQUEST_ID_PATTERN.test(sentId) !== (receivedId === sentId)) problems.push(`X-Request-Id ${receivedId} for ${JSON.stringify(sentId)}`)
+  else if (sentId !== undefined && REQUEST_ID_PATTERN.test(sentId) !== (receivedId === sentId))
+    problems.push(`X-Request-Id ${receivedId} for ${JSON.stringify(sentId)}`)
   const bodyless = fuzz.method === "HEAD" || status === 204
   if (bodyless && response.body.length > 0) problems.push("a body on HEAD or 204")
   if (status === 204 || status === 405) {
-    if (fuzz.target.kind !== "none" && fuzz.target.kind !== "too_long" && headers["allow"] !== ALLOW[fuzz.target.kind]) problems.push(`Allow ${String(headers["allow"])}`)
+    if (fuzz.target.kind !== "none" && fuzz.target.kind !== "too_long" && headers["allow"] !== ALLOW[fuzz.target.kind])
+      problems.push(`Allow ${String(headers["allow"])}`)
   }
   if (status === 204) {
     if (headers["content-type"] !== undefined) problems.push("a Content-Type on 204")
   } else if (status >= 400) {
-    if (headers["content-type"] !== PROBLEM_TYPE) problems.push(`Content-Type ${String(headers["content-type"])} on an error`)
-    if (expected.code !== undefined && !bodyless && !text.includes(`"code":"${expected.code}"`)) problems.push(`expected code ${expected.code}`)
+    if (headers["content-type"] !== PROBLEM_TYPE)
+      problems.push(`Content-Type ${String(headers["content-type"])} on an error`)
+    if (expected.code !== undefined && !bodyless && !text.includes(`"code":"${expected.code}"`))
+      problems.push(`expected code ${expected.code}`)
     if (status === 401) {
       const realm = 'Bearer realm="api"'
-      const allowedChallenges = fuzz.actor === "none" ? [realm] : fuzz.actor === "random" ? [realm, `${realm}, error="invalid_token"`] : [`${realm}, error="invalid_token"`]
-      if (!allowedChallenges.includes(headers["www-authenticate"] ?? "")) problems.push(`WWW-Authenticate ${String(headers["www-authenticate"])}`)
+      const allowedChallenges =
+        fuzz.actor === "none"
+          ? [realm]
+          : fuzz.actor === "random"
+            ? [realm, `${realm}, error="invalid_token"`]
+            : [`${realm}, error="invalid_token"`]
+      if (!allowedChallenges.includes(headers["www-authenticate"] ?? ""))
+        problems.push(`WWW-Authenticate ${String(headers["www-authenticate"])}`)
     }
-    if (status === 403 && headers["www-authenticate"] !== 'Bearer realm="api", error="insufficient_scope"') problems.push("WWW-Authenticate on 403")
+    if (status === 403 && headers["www-authenticate"] !== 'Bearer realm="api", error="insufficient_scope"')
+      problems.push("WWW-Authenticate on 403")
     if (!bodyless) problems.push(...problemProblems(status, parseBody(response)))
   } else {
     const contentType = SUCCESS_TYPES[fuzz.target.kind] ?? JSON_TYPE
-    if (headers["content-type"] !== contentType) problems.push(`Content-Type ${String(headers["content-type"])} on a success`)
-    if (!bodyless && contentType === JSON_TYPE) problems.push(...successProblems(fixture, fuzz, status, parseBody(response)))
+    if (headers["content-type"] !== contentType)
+      problems.push(`Content-Type ${String(headers["content-type"])} on a success`)
+    if (!bodyless && contentType === JSON_TYPE)
+      problems.push(...successProblems(fixture, fuzz, status, parseBody(response)))
   }
   for (const password of fuzz.passwords) {
-    if ([...password].length >= 8 && !/^\**$/.test(password) && (text.includes(password) || text.includes(JSON.stringify(password).slice(1, -1)))) {
+    if (
+      [...password].length >= 8 &&
+      !/^\**$/.test(password) &&
+      (text.includes(password) || text.includes(JSON.stringify(password).slice(1, -1)))
+    ) {
       problems.push("the response contains a password of the request")
     }
   }
   const internal = INTERNALS.exec(text)
-  if (internal !== null && !requestText(fuzz).includes(internal[0])) problems.push(`internal detail in the body: ${JSON.stringify(internal[0])}`)
+  if (internal !== null && !requestText(fuzz).includes(internal[0]))
+    problems.push(`internal detail in the body: ${JSON.stringify(internal[0])}`)
   return problems
 }
 
@@ -969,14 +1390,21 @@ export const toRawRequest = (fuzz: FuzzCase): RawRequest => {
   if (fuzz.authorization !== undefined) headers["Authorization"] = fuzz.authorization
   if (fuzz.contentType !== undefined) headers["Content-Type"] = fuzz.contentType
   if (fuzz.requestId !== undefined) headers["X-Request-Id"] = fuzz.requestId
-  return fuzz.body === undefined ? { method: fuzz.method, path: fuzz.path, headers } : { method: fuzz.method, path: fuzz.path, headers, body: fuzz.body }
+  return fuzz.body === undefined
+    ? { method: fuzz.method, path: fuzz.path, headers }
+    : { method: fuzz.method, path: fuzz.path, headers, body: fuzz.body }
 }
 
 const wireBytes = (fuzz: FuzzCase): Buffer => {
   const lines = [`${fuzz.method} ${fuzz.path} HTTP/1.1`, "Host: fuzz"]
   const request = toRawRequest(fuzz)
   for (const [name, value] of Object.entries(request.headers ?? {})) lines.push(`${name}: ${value}`)
-  const body = fuzz.body === undefined ? undefined : typeof fuzz.body === "string" ? Buffer.from(fuzz.body, "utf8") : Buffer.from(fuzz.body)
+  const body =
+    fuzz.body === undefined
+      ? undefined
+      : typeof fuzz.body === "string"
+        ? Buffer.from(fuzz.body, "utf8")
+        : Buffer.from(fuzz.body)
   if (body !== undefined) lines.push(`Content-Length: ${body.length}`)
   return Buffer.concat([Buffer.from(`${lines.join("\r\n")}\r\n\r\n`, "latin1"), body ?? Buffer.alloc(0)])
 }
@@ -1016,15 +1444,19 @@ const wireProblems = (result: { readonly wire: string; readonly closed: boolean 
   if (response === undefined) return [`not an HTTP response: ${JSON.stringify(result.wire.slice(0, 200))}`]
   const problems: Array<string> = []
   if (response.status !== 400) problems.push(`status ${response.status} for a request Node cannot parse`)
-  if (!result.closed || response.headers["connection"] !== "close") problems.push("the connection stays open after a parse error")
-  if (response.headers["content-type"] !== PROBLEM_TYPE) problems.push(`Content-Type ${String(response.headers["content-type"])}`)
+  if (!result.closed || response.headers["connection"] !== "close")
+    problems.push("the connection stays open after a parse error")
+  if (response.headers["content-type"] !== PROBLEM_TYPE)
+    problems.push(`Content-Type ${String(response.headers["content-type"])}`)
   if (response.headers["cache-control"] !== "no-store") problems.push("Cache-Control missing")
   if (response.headers["x-content-type-options"] !== "nosniff") problems.push("X-Content-Type-Options missing")
   if (!REQUEST_ID_PATTERN.test(response.headers["x-request-id"] ?? "")) problems.push("X-Request-Id missing")
-  if (Number(response.headers["content-length"]) !== response.body.length) problems.push("Content-Length differs from the body")
+  if (Number(response.headers["content-length"]) !== response.body.length)
+    problems.push("Content-Length differs from the body")
   const body = parseBody(response)
   problems.push(...problemProblems(400, body))
-  if (isRecord(body) && body["code"] !== "bad_request") problems.push(`code ${String(body["code"])}, expected bad_request`)
+  if (isRecord(body) && body["code"] !== "bad_request")
+    problems.push(`code ${String(body["code"])}, expected bad_request`)
   return problems
 }
 
@@ -1060,11 +1492,16 @@ export interface FuzzModels {
 
 const getJson = async (baseUrl: string, agent: Agent, path: string, token: string): Promise<unknown> => {
   const response = await send(baseUrl, { method: "GET", path, headers: { Authorization: `Bearer ${token}` } }, agent)
-  if (response.status !== 200) throw new Error(`GET ${path}: ${response.status} ${response.body.toString("utf8").slice(0, 300)}`)
+  if (response.status !== 200)
+    throw new Error(`GET ${path}: ${response.status} ${response.body.toString("utf8").slice(0, 300)}`)
   return JSON.parse(response.body.toString("utf8"))
 }
 
-const readUser = async (baseUrl: string, agent: Agent, user: FuzzUser): Promise<{ readonly preferences: unknown; readonly list: unknown }> => ({
+const readUser = async (
+  baseUrl: string,
+  agent: Agent,
+  user: FuzzUser
+): Promise<{ readonly preferences: unknown; readonly list: unknown }> => ({
   preferences: await getJson(baseUrl, agent, paths.preferences, user.token),
   list: await getJson(baseUrl, agent, paths.paymentMethods, user.token)
 })
@@ -1077,7 +1514,8 @@ export const snapshotModels = async (baseUrl: string, agent: Agent, fixture: Fuz
   const model = async (user: FuzzUser): Promise<UserModel> => {
     const { preferences, list } = await readUser(baseUrl, agent, user)
     const methods = listOf(list)
-    if (!isPreferences(preferences) || methods === undefined) throw new Error(`snapshot of ${user.id}: unexpected bodies`)
+    if (!isPreferences(preferences) || methods === undefined)
+      throw new Error(`snapshot of ${user.id}: unexpected bodies`)
     return { preferences, methods }
   }
   return { a: await model(fixture.a), b: await model(fixture.b) }
@@ -1088,10 +1526,12 @@ const checkList = (model: UserModel, listed: ReadonlyArray<MethodView>, label: s
   const problems: Array<string> = []
   const expected = model.methods.map(({ id, is_default, created_at }) => ({ id, is_default, created_at }))
   const actual = listed.map(({ id, is_default, created_at }) => ({ id, is_default, created_at }))
-  if (JSON.stringify(actual) !== JSON.stringify(expected)) problems.push(`${label}: payment methods ${JSON.stringify(actual)}, expected ${JSON.stringify(expected)}`)
+  if (JSON.stringify(actual) !== JSON.stringify(expected))
+    problems.push(`${label}: payment methods ${JSON.stringify(actual)}, expected ${JSON.stringify(expected)}`)
   listed.forEach((method, index) => {
     const known = model.methods[index]?.updated_at
-    if (known !== undefined && method.updated_at !== known) problems.push(`${label}: ${method.id} updated_at changed without a successful request`)
+    if (known !== undefined && method.updated_at !== known)
+      problems.push(`${label}: ${method.id} updated_at changed without a successful request`)
   })
   if (problems.length === 0) model.methods = listed.map((method) => ({ ...method }))
   return problems
@@ -1103,7 +1543,12 @@ const PREFERENCE_VALUES = ["language", "timezone", "mfa_enabled"] as const
  * Applies one answered request of `actor`'s lane to its model, in the lane's order, and reports where the API
  * contradicts it: a read that shows a change no 2xx made, a 2xx write that changes what it must not.
  */
-const applyToModel = (fixture: FuzzFixture, model: UserModel, fuzz: FuzzCase, response: RawResponse): ReadonlyArray<string> => {
+const applyToModel = (
+  fixture: FuzzFixture,
+  model: UserModel,
+  fuzz: FuzzCase,
+  response: RawResponse
+): ReadonlyArray<string> => {
   if (response.status < 200 || response.status > 299 || fuzz.method === "HEAD" || response.status === 204) return []
   const body = parseBody(response)
   const { target } = fuzz
@@ -1111,12 +1556,16 @@ const applyToModel = (fixture: FuzzFixture, model: UserModel, fuzz: FuzzCase, re
     const before = model.preferences
     const problems: Array<string> = []
     if (fuzz.method === "GET") {
-      if (JSON.stringify(body) !== JSON.stringify(before)) problems.push(`preferences read ${JSON.stringify(body)}, expected ${JSON.stringify(before)}`)
+      if (JSON.stringify(body) !== JSON.stringify(before))
+        problems.push(`preferences read ${JSON.stringify(body)}, expected ${JSON.stringify(before)}`)
     } else {
-      if (body.id !== before["id"] || body.created_at !== before["created_at"]) problems.push("preferences: id or created_at changed")
+      if (body.id !== before["id"] || body.created_at !== before["created_at"])
+        problems.push("preferences: id or created_at changed")
       const changed = PREFERENCE_VALUES.some((name) => body[name] !== before[name])
-      if (!changed && body.updated_at !== before["updated_at"]) problems.push("preferences: updated_at changed though no value did")
-      if (changed && String(body.updated_at) < String(before["updated_at"])) problems.push("preferences: updated_at went back")
+      if (!changed && body.updated_at !== before["updated_at"])
+        problems.push("preferences: updated_at changed though no value did")
+      if (changed && String(body.updated_at) < String(before["updated_at"]))
+        problems.push("preferences: updated_at went back")
     }
     model.preferences = body
     return problems
@@ -1132,9 +1581,14 @@ const applyToModel = (fixture: FuzzFixture, model: UserModel, fuzz: FuzzCase, re
     if (current === undefined) return [`set default: ${body.id} is not in the model`]
     const problems: Array<string> = []
     if (current.created_at !== body.created_at) problems.push("set default: created_at changed")
-    if (current.is_default && current.updated_at !== undefined && current.updated_at !== body.updated_at) problems.push("set default: repeating it changed updated_at")
+    if (current.is_default && current.updated_at !== undefined && current.updated_at !== body.updated_at)
+      problems.push("set default: repeating it changed updated_at")
     model.methods = model.methods.map((method) =>
-      method.id === body.id ? { ...body } : method.is_default ? { ...method, is_default: false, updated_at: undefined } : method
+      method.id === body.id
+        ? { ...body }
+        : method.is_default
+          ? { ...method, is_default: false, updated_at: undefined }
+          : method
     )
     return problems
   }
@@ -1142,13 +1596,23 @@ const applyToModel = (fixture: FuzzFixture, model: UserModel, fuzz: FuzzCase, re
 }
 
 /** The final check of a batch: both users' data read back equals the model. */
-export const checkModels = async (baseUrl: string, agent: Agent, fixture: FuzzFixture, models: FuzzModels): Promise<ReadonlyArray<string>> => {
+export const checkModels = async (
+  baseUrl: string,
+  agent: Agent,
+  fixture: FuzzFixture,
+  models: FuzzModels
+): Promise<ReadonlyArray<string>> => {
   const problems: Array<string> = []
-  for (const [name, user] of [["a", fixture.a], ["b", fixture.b]] as const) {
+  for (const [name, user] of [
+    ["a", fixture.a],
+    ["b", fixture.b]
+  ] as const) {
     const model = models[name]
     const { preferences, list } = await readUser(baseUrl, agent, user)
     if (JSON.stringify(preferences) !== JSON.stringify(model.preferences)) {
-      problems.push(`user ${name}: preferences ${JSON.stringify(preferences)}, expected ${JSON.stringify(model.preferences)}`)
+      problems.push(
+        `user ${name}: preferences ${JSON.stringify(preferences)}, expected ${JSON.stringify(model.preferences)}`
+      )
     }
     const listed = listOf(list)
     if (listed === undefined) problems.push(`user ${name}: the list is not a list`)
@@ -1161,10 +1625,17 @@ export const checkModels = async (baseUrl: string, agent: Agent, fixture: FuzzFi
  * Sends a batch: each user's requests in order on a lane of its own (so their effects follow one another, and the
  * model and the answers do not depend on timing), everything else `concurrency` at a time.
  */
-export const sendBatch = async (baseUrl: string, agent: Agent, cases: ReadonlyArray<FuzzCase>, concurrency: number): Promise<ReadonlyArray<FuzzResult>> => {
+export const sendBatch = async (
+  baseUrl: string,
+  agent: Agent,
+  cases: ReadonlyArray<FuzzCase>,
+  concurrency: number
+): Promise<ReadonlyArray<FuzzResult>> => {
   const results: Array<FuzzResult> = cases.map(() => ({ kind: "error", message: "not sent" }))
   const lanes: Record<"a" | "b" | "free", Array<number>> = { a: [], b: [], free: [] }
-  cases.forEach((fuzz, index) => (fuzz.actor === "a" || fuzz.actor === "b" ? lanes[fuzz.actor] : lanes.free).push(index))
+  cases.forEach((fuzz, index) =>
+    (fuzz.actor === "a" || fuzz.actor === "b" ? lanes[fuzz.actor] : lanes.free).push(index)
+  )
   const sendAt = async (index: number) => {
     const fuzz = cases[index]
     if (fuzz !== undefined) results[index] = await sendFuzzCase(baseUrl, agent, fuzz)
@@ -1176,7 +1647,11 @@ export const sendBatch = async (baseUrl: string, agent: Agent, cases: ReadonlyAr
   const worker = async () => {
     while (next < lanes.free.length) await sendAt(lanes.free[next++] ?? -1)
   }
-  await Promise.all([inOrder(lanes.a), inOrder(lanes.b), ...Array.from({ length: Math.max(1, concurrency - 2) }, worker)])
+  await Promise.all([
+    inOrder(lanes.a),
+    inOrder(lanes.b),
+    ...Array.from({ length: Math.max(1, concurrency - 2) }, worker)
+  ])
   return results
 }
 
@@ -1205,7 +1680,8 @@ export const runFuzzBatch = async (
     if (fuzz === undefined) return
     for (const problem of checkResult(fixture, fuzz, result)) problems.push(`#${index}: ${problem}`)
     if ((fuzz.actor === "a" || fuzz.actor === "b") && result.kind === "http") {
-      for (const problem of applyToModel(fixture, models[fuzz.actor], fuzz, result.response)) problems.push(`#${index}: ${problem}`)
+      for (const problem of applyToModel(fixture, models[fuzz.actor], fuzz, result.response))
+        problems.push(`#${index}: ${problem}`)
     }
   })
   problems.push(...(await checkModels(baseUrl, agent, fixture, models)))
@@ -1222,14 +1698,19 @@ export const runFuzzBatch = async (
 export const comparableResult = (fuzz: FuzzCase, index: number, result: FuzzResult): ComparableResponse | string => {
   if (result.kind === "http") return comparable({ name: `#${index}`, request: toRawRequest(fuzz) }, result.response)
   // Date and the (always new) request id are the only values that may differ.
-  if (result.kind === "wire") return `#${index} wire ${result.closed ? "closed" : "open"}: ${result.wire.replace(/^(Date|x-request-id): .*\r\n/gim, "")}`
+  if (result.kind === "wire")
+    return `#${index} wire ${result.closed ? "closed" : "open"}: ${result.wire.replace(/^(Date|x-request-id): .*\r\n/gim, "")}`
   return `#${index} no response`
 }
 
 /** A short description of a case for failure messages. */
 export const describeCase = (fuzz: FuzzCase): string => {
   const body =
-    fuzz.body === undefined ? "no body" : typeof fuzz.body === "string" ? JSON.stringify(fuzz.body.slice(0, 200)) : `bytes ${Buffer.from(fuzz.body.slice(0, 100)).toString("hex")}`
+    fuzz.body === undefined
+      ? "no body"
+      : typeof fuzz.body === "string"
+        ? JSON.stringify(fuzz.body.slice(0, 200))
+        : `bytes ${Buffer.from(fuzz.body.slice(0, 100)).toString("hex")}`
   return `${fuzz.method.slice(0, 40)} ${fuzz.path.slice(0, 120)} actor=${fuzz.actor} authorization=${JSON.stringify(fuzz.authorization?.slice(0, 80))} content-type=${JSON.stringify(fuzz.contentType)} verdict=${fuzz.verdict} request-id=${JSON.stringify(fuzz.requestId?.slice(0, 40))} body(${bodyLength(fuzz.body)} bytes)=${body}`
 }
 
@@ -1291,7 +1772,11 @@ interface Running {
  * every answer must equal the first server's (status, contract headers, request-id behaviour, body). Prints the
  * seed; replay a failure with FUZZ_SEED (and the path fast-check prints).
  */
-export const runHttpFuzz = (suite: string, servers: ReadonlyArray<readonly [name: string, start: StartServer]>, options: HttpFuzzOptions = {}): void => {
+export const runHttpFuzz = (
+  suite: string,
+  servers: ReadonlyArray<readonly [name: string, start: StartServer]>,
+  options: HttpFuzzOptions = {}
+): void => {
   const settings = fuzzSettings(options)
   const fixture = makeFuzzFixture(`fuzz-${settings.seed}`)
 
@@ -1315,45 +1800,68 @@ export const runHttpFuzz = (suite: string, servers: ReadonlyArray<readonly [name
       `${requests} generated requests per server conform, change stored data only by 2xx, and answer alike (seed ${settings.seed})`,
       async () => {
         // The seed is what replays a failure.
-        console.info(`[fuzz] ${suite}: seed ${settings.seed}, ${settings.numRuns} runs of ${settings.batchSize} requests per server (FUZZ_SEED, FUZZ_RUNS)`)
+        console.info(
+          `[fuzz] ${suite}: seed ${settings.seed}, ${settings.numRuns} runs of ${settings.batchSize} requests per server (FUZZ_SEED, FUZZ_RUNS)`
+        )
         const started = performance.now()
-        const property = fc.asyncProperty(fc.array(fuzzCase(fixture), { minLength: settings.batchSize, maxLength: settings.batchSize }), async (cases) => {
-          const outcomes = await Promise.all(
-            running.map(async (target) => {
-              // After a failed run the model may be behind: read it again.
-              target.models ??= await snapshotModels(target.server.url, target.agent, fixture)
-              const models = target.models
-              target.models = undefined
-              const outcome = await runFuzzBatch(target.server.url, target.agent, fixture, models, cases, settings.concurrency)
-              target.sent += cases.length
-              if (outcome.problems.length === 0) target.models = models
-              return outcome
+        const property = fc.asyncProperty(
+          fc.array(fuzzCase(fixture), { minLength: settings.batchSize, maxLength: settings.batchSize }),
+          async (cases) => {
+            const outcomes = await Promise.all(
+              running.map(async (target) => {
+                // After a failed run the model may be behind: read it again.
+                target.models ??= await snapshotModels(target.server.url, target.agent, fixture)
+                const models = target.models
+                target.models = undefined
+                const outcome = await runFuzzBatch(
+                  target.server.url,
+                  target.agent,
+                  fixture,
+                  models,
+                  cases,
+                  settings.concurrency
+                )
+                target.sent += cases.length
+                if (outcome.problems.length === 0) target.models = models
+                return outcome
+              })
+            )
+            const problems: Array<string> = []
+            outcomes.forEach((outcome, index) =>
+              problems.push(...outcome.problems.map((problem) => `${running[index]?.name}: ${problem}`))
+            )
+            const reference = outcomes[0]
+            outcomes.slice(1).forEach((outcome, index) => {
+              cases.forEach((fuzz, at) => {
+                const expected = reference?.results[at]
+                const actual = outcome.results[at]
+                if (expected === undefined || actual === undefined) return
+                const a = comparableResult(fuzz, at, expected)
+                const b = comparableResult(fuzz, at, actual)
+                if (JSON.stringify(a) !== JSON.stringify(b)) {
+                  problems.push(
+                    `parity ${running[0]?.name} / ${running[index + 1]?.name}: ${JSON.stringify(a)} versus ${JSON.stringify(b)}`
+                  )
+                }
+              })
             })
-          )
-          const problems: Array<string> = []
-          outcomes.forEach((outcome, index) => problems.push(...outcome.problems.map((problem) => `${running[index]?.name}: ${problem}`)))
-          const reference = outcomes[0]
-          outcomes.slice(1).forEach((outcome, index) => {
-            cases.forEach((fuzz, at) => {
-              const expected = reference?.results[at]
-              const actual = outcome.results[at]
-              if (expected === undefined || actual === undefined) return
-              const a = comparableResult(fuzz, at, expected)
-              const b = comparableResult(fuzz, at, actual)
-              if (JSON.stringify(a) !== JSON.stringify(b)) {
-                problems.push(`parity ${running[0]?.name} / ${running[index + 1]?.name}: ${JSON.stringify(a)} versus ${JSON.stringify(b)}`)
-              }
-            })
-          })
-          if (problems.length > 0) {
-            const cited = new Set(problems.flatMap((problem) => [...problem.matchAll(/#(\d+)/g)].map((match) => Number(match[1]))))
-            const described = [...cited].sort((x, y) => x - y).map((index) => `  #${index}: ${describeCase(cases[index] as FuzzCase)}`)
-            throw new Error(`${problems.slice(0, 20).join("\n")}\ncases:\n${described.join("\n")}`)
+            if (problems.length > 0) {
+              const cited = new Set(
+                problems.flatMap((problem) => [...problem.matchAll(/#(\d+)/g)].map((match) => Number(match[1])))
+              )
+              const described = [...cited]
+                .sort((x, y) => x - y)
+                .map((index) => `  #${index}: ${describeCase(cases[index] as FuzzCase)}`)
+              throw new Error(`${problems.slice(0, 20).join("\n")}\ncases:\n${described.join("\n")}`)
+            }
           }
-        })
+        )
         await fc.assert(property, { seed: settings.seed, numRuns: settings.numRuns })
-        console.info(`[fuzz] ${suite}: ${running.map((target) => `${target.name} ${target.sent}`).join(", ")} requests in ${Math.round(performance.now() - started)} ms`)
-        for (const target of running) expect(target.sent, `${target.name}: requests sent`).toBeGreaterThanOrEqual(requests)
+        console.info(
+          `[fuzz] ${suite}: ${running.map((target) => `${target.name} ${target.sent}`).join(", ")} requests in ${Math.round(performance.now() - started)} ms`
+        )
+        for (const target of running)
+          expect(target.sent, `${target.name}: requests sent`).toBeGreaterThanOrEqual(requests)
       },
       Math.max(120_000, settings.numRuns * 2_000)
     )

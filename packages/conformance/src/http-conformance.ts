@@ -85,7 +85,8 @@ const makeFixture = (): Fixture => {
 // ---------------------------------------------------------------------------------------------------------------
 // Expectations. Every helper checks the headers the contract puts on every response.
 
-const STACK_TRACE = /\n\s+at |\bat [\w$.<>]+ \(|\.[cm]?[jt]s:\d+|node_modules|file:\/\/|\/work\/|\/home\/|\/usr\/|[A-Z]:\\/
+const STACK_TRACE =
+  /\n\s+at |\bat [\w$.<>]+ \(|\.[cm]?[jt]s:\d+|node_modules|file:\/\/|\/work\/|\/home\/|\/usr\/|[A-Z]:\\/
 
 const text = (res: RawResponse): string => res.body.toString("utf8")
 
@@ -220,10 +221,20 @@ const expectPreferences = (
   values: Pick<Preferences, "language" | "timezone" | "mfa_enabled">
 ): Preferences => {
   const body = record(label, expectJsonSuccess(label, res, 200))
-  expect(Object.keys(body), `${label}: keys`).toEqual(["id", "language", "timezone", "mfa_enabled", "created_at", "updated_at"])
+  expect(Object.keys(body), `${label}: keys`).toEqual([
+    "id",
+    "language",
+    "timezone",
+    "mfa_enabled",
+    "created_at",
+    "updated_at"
+  ])
   const id = body["id"]
-  if (typeof id !== "number" || !Number.isSafeInteger(id)) throw new Error(`${label}: id is not an integer: ${String(id)}`)
-  expect({ language: body["language"], timezone: body["timezone"], mfa_enabled: body["mfa_enabled"] }, label).toEqual(values)
+  if (typeof id !== "number" || !Number.isSafeInteger(id))
+    throw new Error(`${label}: id is not an integer: ${String(id)}`)
+  expect({ language: body["language"], timezone: body["timezone"], mfa_enabled: body["mfa_enabled"] }, label).toEqual(
+    values
+  )
   const created_at = expectTimestamp(`${label}: created_at`, body["created_at"])
   const updated_at = expectTimestamp(`${label}: updated_at`, body["updated_at"])
   expect(updated_at >= created_at, `${label}: updated_at >= created_at`).toBe(true)
@@ -342,11 +353,12 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
       call({ method: "GET", path, headers: bearer(user) })
     const postPlanEntry = (user: Credential, body: string, path: string = paths.planEntries) =>
       call({ method: "POST", path, headers: jsonHeaders(user), body })
-    const listPaymentMethods = (user: Credential) => call({ method: "GET", path: paths.paymentMethods, headers: bearer(user) })
+    const listPaymentMethods = (user: Credential) =>
+      call({ method: "GET", path: paths.paymentMethods, headers: bearer(user) })
 
     // -------------------------------------------------------------------------------------------------------------
     describe("health, OpenAPI document, docs page", () => {
-      it("GET /api/health is 200 {\"status\":\"ok\"} without credentials", async () => {
+      it('GET /api/health is 200 {"status":"ok"} without credentials', async () => {
         const res = await call({ method: "GET", path: paths.health })
         expectJsonSuccess("GET health", res, 200)
         expect(text(res)).toBe('{"status":"ok"}')
@@ -373,19 +385,26 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
       it("GET /api/openapi.json is an OpenAPI 3.1 document with servers [{url: /api}]", async () => {
         const res = await call({ method: "GET", path: paths.openapi })
         const document = record("openapi.json", expectJsonSuccess("GET openapi.json", res, 200, false))
-        expect(str("openapi", document["openapi"]).startsWith("3.1"), `openapi is ${String(document["openapi"])}`).toBe(true)
+        expect(str("openapi", document["openapi"]).startsWith("3.1"), `openapi is ${String(document["openapi"])}`).toBe(
+          true
+        )
         expect(document["servers"]).toEqual([{ url: "/api" }])
       })
 
       it("the OpenAPI document describes every operation, its statuses, bearer security and problem errors", async () => {
-        const document = record("openapi.json", parseJson("openapi.json", await call({ method: "GET", path: paths.openapi })))
+        const document = record(
+          "openapi.json",
+          parseJson("openapi.json", await call({ method: "GET", path: paths.openapi }))
+        )
         const documentPaths = record("paths", document["paths"])
         const components = isRecord(document["components"]) ? document["components"] : {}
         const schemes = isRecord(components["securitySchemes"]) ? components["securitySchemes"] : {}
         const bearerSchemes = Object.entries(schemes)
           .filter(([, scheme]) => {
             const resolved = resolveRef(document, scheme)
-            return isRecord(resolved) && resolved["type"] === "http" && String(resolved["scheme"]).toLowerCase() === "bearer"
+            return (
+              isRecord(resolved) && resolved["type"] === "http" && String(resolved["scheme"]).toLowerCase() === "bearer"
+            )
           })
           .map(([schemeName]) => schemeName)
         expect(bearerSchemes.length, "a bearer security scheme").toBeGreaterThan(0)
@@ -397,11 +416,41 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
           errors: ReadonlyArray<string>
           credentialed: boolean
         }> = [
-          { path: "/plans/v1/subscription-plans/public/", method: "post", success: "201", errors: ["400", "401", "413", "415"], credentialed: true },
-          { path: "/users/v1/preferences/language/", method: "put", success: "200", errors: ["400", "401", "403", "413", "415"], credentialed: true },
-          { path: "/users/v1/preferences/language/", method: "get", success: "200", errors: ["401", "403"], credentialed: true },
-          { path: "/payments/v1/payment-methods/{id}/", method: "put", success: "200", errors: ["400", "401", "403", "404", "413", "415"], credentialed: true },
-          { path: "/payments/v1/payment-methods/", method: "get", success: "200", errors: ["401", "403"], credentialed: true },
+          {
+            path: "/plans/v1/subscription-plans/public/",
+            method: "post",
+            success: "201",
+            errors: ["400", "401", "413", "415"],
+            credentialed: true
+          },
+          {
+            path: "/users/v1/preferences/language/",
+            method: "put",
+            success: "200",
+            errors: ["400", "401", "403", "413", "415"],
+            credentialed: true
+          },
+          {
+            path: "/users/v1/preferences/language/",
+            method: "get",
+            success: "200",
+            errors: ["401", "403"],
+            credentialed: true
+          },
+          {
+            path: "/payments/v1/payment-methods/{id}/",
+            method: "put",
+            success: "200",
+            errors: ["400", "401", "403", "404", "413", "415"],
+            credentialed: true
+          },
+          {
+            path: "/payments/v1/payment-methods/",
+            method: "get",
+            success: "200",
+            errors: ["401", "403"],
+            credentialed: true
+          },
           { path: "/health", method: "get", success: "200", errors: ["503"], credentialed: false }
         ]
         for (const operation of operations) {
@@ -409,19 +458,32 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
           const pathItem = record(`${label}: path item`, resolveRef(document, documentPaths[operation.path]))
           const op = record(`${label}: operation`, pathItem[operation.method])
           const responses = record(`${label}: responses`, op["responses"])
-          expect(Object.keys(responses), `${label}: statuses`).toEqual(expect.arrayContaining([operation.success, ...operation.errors]))
+          expect(Object.keys(responses), `${label}: statuses`).toEqual(
+            expect.arrayContaining([operation.success, ...operation.errors])
+          )
           for (const [status, response] of Object.entries(responses)) {
             if (!/^[45]/.test(status)) continue
-            const content = record(`${label} ${status}: content`, record(`${label} ${status}`, resolveRef(document, response))["content"])
+            const content = record(
+              `${label} ${status}: content`,
+              record(`${label} ${status}`, resolveRef(document, response))["content"]
+            )
             expect(Object.keys(content), `${label} ${status}: problem media type`).toContain("application/problem+json")
           }
           const security = op["security"] ?? document["security"]
           if (operation.credentialed) {
             if (!Array.isArray(security)) throw new Error(`${label}: no security requirement`)
-            const referenced = security.flatMap((requirement: unknown) => (isRecord(requirement) ? Object.keys(requirement) : []))
-            expect(referenced.some((scheme) => bearerSchemes.includes(scheme)), `${label}: bearer security`).toBe(true)
+            const referenced = security.flatMap((requirement: unknown) =>
+              isRecord(requirement) ? Object.keys(requirement) : []
+            )
+            expect(
+              referenced.some((scheme) => bearerSchemes.includes(scheme)),
+              `${label}: bearer security`
+            ).toBe(true)
           } else {
-            expect(security === undefined || (Array.isArray(security) && security.length === 0), `${label}: no security`).toBe(true)
+            expect(
+              security === undefined || (Array.isArray(security) && security.length === 0),
+              `${label}: no security`
+            ).toBe(true)
           }
         }
       })
@@ -464,7 +526,7 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
 
     // -------------------------------------------------------------------------------------------------------------
     describe("authentication", () => {
-      it("no header, an empty header, or another scheme: 401 unauthenticated with WWW-Authenticate: Bearer realm=\"api\"", async () => {
+      it('no header, an empty header, or another scheme: 401 unauthenticated with WWW-Authenticate: Bearer realm="api"', async () => {
         const cases: ReadonlyArray<[string, Record<string, string>]> = [
           ["no Authorization", {}],
           ["empty Authorization", { Authorization: "" }],
@@ -473,7 +535,11 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
           ["Bearer-like scheme", { Authorization: `Bearerx ${users.auth.token}` }]
         ]
         for (const [label, headers] of cases) {
-          expectProblem(`GET preferences, ${label}`, await call({ method: "GET", path: paths.preferences, headers }), UNAUTHENTICATED)
+          expectProblem(
+            `GET preferences, ${label}`,
+            await call({ method: "GET", path: paths.preferences, headers }),
+            UNAUTHENTICATED
+          )
           expectProblem(
             `PUT payment method, ${label}`,
             await call({ method: "PUT", path: paths.paymentMethod(fx.payIds[0] ?? ""), headers }),
@@ -505,7 +571,13 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
 
       it("the scheme is case-insensitive, Token is a synonym, several spaces may separate scheme and token", async () => {
         const token = users.auth.token
-        for (const authorization of [`bEaReR ${token}`, `BEARER ${token}`, `Token ${token}`, `tOkEn ${token}`, `Bearer    ${token}`]) {
+        for (const authorization of [
+          `bEaReR ${token}`,
+          `BEARER ${token}`,
+          `Token ${token}`,
+          `tOkEn ${token}`,
+          `Bearer    ${token}`
+        ]) {
           const res = await call({ method: "GET", path: paths.preferences, headers: { Authorization: authorization } })
           expectPreferences(`GET preferences with "${authorization.slice(0, 12)}…"`, res, {
             language: "en",
@@ -517,7 +589,11 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
 
       it("a 512-character token followed by '=' padding is a valid credential", async () => {
         const res = await getPreferences(users.eq)
-        expectPreferences("GET preferences with a padded 512-character token", res, { language: "en", timezone: 0, mfa_enabled: false })
+        expectPreferences("GET preferences with a padded 512-character token", res, {
+          language: "en",
+          timezone: 0,
+          mfa_enabled: false
+        })
       })
 
       it("a client credential on a user route: 403 insufficient_scope, before the body is looked at", async () => {
@@ -530,11 +606,15 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
           { method: "PUT", path: paths.paymentMethod(`unknown_${run}`), headers: bearer(client) },
           { method: "GET", path: paths.paymentMethods, headers: bearer(client) }
         ]
-        for (const request of requests) expectProblem(`client ${request.method} ${request.path}`, await call(request), FORBIDDEN)
+        for (const request of requests)
+          expectProblem(`client ${request.method} ${request.path}`, await call(request), FORBIDDEN)
       })
 
       it("a client credential may create a public plan entry: 201", async () => {
-        const res = await postPlanEntry(client, JSON.stringify({ email: `client.${run}@example.com`, password: "client-pass-1" }))
+        const res = await postPlanEntry(
+          client,
+          JSON.stringify({ email: `client.${run}@example.com`, password: "client-pass-1" })
+        )
         expectJsonSuccess("POST plan entry as client", res, 201)
         expect(text(res)).toBe(JSON.stringify({ email: `client.${run}@example.com`, password: "********" }))
       })
@@ -543,12 +623,22 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
         const body = '{"email":1,"password":2,"x":3}'
         expectProblem(
           "POST plan entry without credentials, invalid body",
-          await call({ method: "POST", path: paths.planEntries, headers: { "Content-Type": "application/json" }, body }),
+          await call({
+            method: "POST",
+            path: paths.planEntries,
+            headers: { "Content-Type": "application/json" },
+            body
+          }),
           UNAUTHENTICATED
         )
         expectProblem(
           "POST plan entry with an unknown token, invalid body",
-          await call({ method: "POST", path: paths.planEntries, headers: { "Content-Type": "application/json", Authorization: `Bearer unknown-${run}` }, body }),
+          await call({
+            method: "POST",
+            path: paths.planEntries,
+            headers: { "Content-Type": "application/json", Authorization: `Bearer unknown-${run}` },
+            body
+          }),
           INVALID_TOKEN
         )
       })
@@ -573,12 +663,22 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
       it("401 comes before 415, 413 and 400, and the server does not wait for a large declared body", async () => {
         expectProblem(
           "PUT preferences without credentials, text/plain",
-          await call({ method: "PUT", path: paths.preferences, headers: { "Content-Type": "text/plain" }, body: "hello" }),
+          await call({
+            method: "PUT",
+            path: paths.preferences,
+            headers: { "Content-Type": "text/plain" },
+            body: "hello"
+          }),
           UNAUTHENTICATED
         )
         expectProblem(
           "PUT preferences without credentials, invalid JSON",
-          await call({ method: "PUT", path: paths.preferences, headers: { "Content-Type": "application/json" }, body: "{" }),
+          await call({
+            method: "PUT",
+            path: paths.preferences,
+            headers: { "Content-Type": "application/json" },
+            body: "{"
+          }),
           UNAUTHENTICATED
         )
         expectProblem(
@@ -611,7 +711,12 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
         const user = users.pjson
         expectProblem(
           "text/plain body over the limit",
-          await call({ method: "PUT", path: paths.preferences, headers: jsonHeaders(user, "text/plain"), body: "x".repeat(20_000) }),
+          await call({
+            method: "PUT",
+            path: paths.preferences,
+            headers: jsonHeaders(user, "text/plain"),
+            body: "x".repeat(20_000)
+          }),
           UNSUPPORTED
         )
         expectProblem("invalid JSON over the limit", await putPreferences(user, `{${"x".repeat(16_384)}`), TOO_LARGE)
@@ -622,7 +727,12 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
       it("field validation comes before the use case: a bad body on an unknown payment method is 400", async () => {
         expectProblem(
           "PUT unknown payment method with is_default false",
-          await call({ method: "PUT", path: paths.paymentMethod(`unknown_${run}`), headers: jsonHeaders(users.pay), body: '{"is_default":false}' }),
+          await call({
+            method: "PUT",
+            path: paths.paymentMethod(`unknown_${run}`),
+            headers: jsonHeaders(users.pay),
+            body: '{"is_default":false}'
+          }),
           validation([["/is_default", "not_allowed"]])
         )
       })
@@ -631,19 +741,31 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
     // -------------------------------------------------------------------------------------------------------------
     describe("POST /api/plans/v1/subscription-plans/public/", () => {
       it("201 with the email trimmed and its domain lower-cased, the password masked", async () => {
-        const res = await postPlanEntry(users.auth, JSON.stringify({ email: ` \t Alice.${run}@Example.COM \n`, password: "correct horse" }))
+        const res = await postPlanEntry(
+          users.auth,
+          JSON.stringify({ email: ` \t Alice.${run}@Example.COM \n`, password: "correct horse" })
+        )
         expectJsonSuccess("POST plan entry", res, 201)
         expect(text(res)).toBe(JSON.stringify({ email: `Alice.${run}@example.com`, password: "********" }))
       })
 
       it("a duplicate email (any case) gets the same 201 a new one would (no enumeration)", async () => {
-        const first = await postPlanEntry(users.auth, JSON.stringify({ email: `dup.${run}@example.com`, password: "first-password" }))
+        const first = await postPlanEntry(
+          users.auth,
+          JSON.stringify({ email: `dup.${run}@example.com`, password: "first-password" })
+        )
         expectJsonSuccess("first entry", first, 201)
         expect(text(first)).toBe(JSON.stringify({ email: `dup.${run}@example.com`, password: "********" }))
-        const again = await postPlanEntry(users.auth, JSON.stringify({ email: `dup.${run}@example.com`, password: "second-password" }))
+        const again = await postPlanEntry(
+          users.auth,
+          JSON.stringify({ email: `dup.${run}@example.com`, password: "second-password" })
+        )
         expectJsonSuccess("same email again", again, 201)
         expect(text(again)).toBe(text(first))
-        const otherCase = await postPlanEntry(users.auth, JSON.stringify({ email: `DUP.${run}@EXAMPLE.com`, password: "third-password" }))
+        const otherCase = await postPlanEntry(
+          users.auth,
+          JSON.stringify({ email: `DUP.${run}@EXAMPLE.com`, password: "third-password" })
+        )
         expectJsonSuccess("same email, other case", otherCase, 201)
         expect(text(otherCase)).toBe(JSON.stringify({ email: `DUP.${run}@example.com`, password: "********" }))
       })
@@ -663,22 +785,65 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
           const res = await postPlanEntry(users.auth, JSON.stringify({ email, password }))
           expectJsonSuccess(label, res, 201)
           const [localPart, domainPart] = email.trim().split(/@(?=[^@]*$)/)
-          expect(text(res), label).toBe(JSON.stringify({ email: `${localPart}@${(domainPart ?? "").toLowerCase()}`, password: "********" }))
+          expect(text(res), label).toBe(
+            JSON.stringify({ email: `${localPart}@${(domainPart ?? "").toLowerCase()}`, password: "********" })
+          )
         }
       })
 
       it("field errors: exact codes, one per field, sorted by pointer", async () => {
         const local = `l${run}`.padEnd(64, "x")
         const cases: ReadonlyArray<[string, unknown, FieldErrors]> = [
-          ["empty object", {}, [["/email", "required"], ["/password", "required"]]],
+          [
+            "empty object",
+            {},
+            [
+              ["/email", "required"],
+              ["/password", "required"]
+            ]
+          ],
           ["password missing", { email: `x.${run}@example.com` }, [["/password", "required"]]],
-          ["wrong types", { email: 1, password: null }, [["/email", "invalid_type"], ["/password", "invalid_type"]]],
-          ["empty strings", { email: "", password: "" }, [["/email", "too_short"], ["/password", "too_short"]]],
-          ["7-character password", { email: `x.${run}@example.com`, password: "1234567" }, [["/password", "too_short"]]],
-          ["7 emoji password", { email: `x.${run}@example.com`, password: "😀".repeat(7) }, [["/password", "too_short"]]],
-          ["129-character password", { email: `x.${run}@example.com`, password: "p".repeat(129) }, [["/password", "too_long"]]],
-          ["255-character email", { email: `${local}@${"a".repeat(63)}.${"b".repeat(63)}.${"c".repeat(58)}.com`, password: "password" }, [["/email", "too_long"]]],
-          ["65-character local part", { email: `${local}y@example.com`, password: "password" }, [["/email", "invalid_format"]]],
+          [
+            "wrong types",
+            { email: 1, password: null },
+            [
+              ["/email", "invalid_type"],
+              ["/password", "invalid_type"]
+            ]
+          ],
+          [
+            "empty strings",
+            { email: "", password: "" },
+            [
+              ["/email", "too_short"],
+              ["/password", "too_short"]
+            ]
+          ],
+          [
+            "7-character password",
+            { email: `x.${run}@example.com`, password: "1234567" },
+            [["/password", "too_short"]]
+          ],
+          [
+            "7 emoji password",
+            { email: `x.${run}@example.com`, password: "😀".repeat(7) },
+            [["/password", "too_short"]]
+          ],
+          [
+            "129-character password",
+            { email: `x.${run}@example.com`, password: "p".repeat(129) },
+            [["/password", "too_long"]]
+          ],
+          [
+            "255-character email",
+            { email: `${local}@${"a".repeat(63)}.${"b".repeat(63)}.${"c".repeat(58)}.com`, password: "password" },
+            [["/email", "too_long"]]
+          ],
+          [
+            "65-character local part",
+            { email: `${local}y@example.com`, password: "password" },
+            [["/email", "invalid_format"]]
+          ],
           ["no @", { email: "not-an-email", password: "password" }, [["/email", "invalid_format"]]],
           ["two @", { email: "a@b@example.com", password: "password" }, [["/email", "invalid_format"]]],
           ["doubled dot", { email: "a..b@example.com", password: "password" }, [["/email", "invalid_format"]]],
@@ -688,15 +853,38 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
           ["numeric last label", { email: "a@example.123", password: "password" }, [["/email", "invalid_format"]]],
           ["label starting with -", { email: "a@-example.com", password: "password" }, [["/email", "invalid_format"]]],
           ["trailing dot", { email: "a@example.com.", password: "password" }, [["/email", "invalid_format"]]],
-          ["64-character label", { email: `a@${"d".repeat(64)}.com`, password: "password" }, [["/email", "invalid_format"]]],
-          ["unknown field", { email: `x.${run}@example.com`, password: "password", name: "x" }, [["/name", "unknown_field"]]],
-          ["every field wrong", { password: 12345678, email: "bad", a: 1 }, [["/a", "unknown_field"], ["/email", "invalid_format"], ["/password", "invalid_type"]]]
+          [
+            "64-character label",
+            { email: `a@${"d".repeat(64)}.com`, password: "password" },
+            [["/email", "invalid_format"]]
+          ],
+          [
+            "unknown field",
+            { email: `x.${run}@example.com`, password: "password", name: "x" },
+            [["/name", "unknown_field"]]
+          ],
+          [
+            "every field wrong",
+            { password: 12345678, email: "bad", a: 1 },
+            [
+              ["/a", "unknown_field"],
+              ["/email", "invalid_format"],
+              ["/password", "invalid_type"]
+            ]
+          ]
         ]
         for (const [label, body, errors] of cases) {
-          expectProblem(`POST plan entry, ${label}`, await postPlanEntry(users.auth, JSON.stringify(body)), validation(errors))
+          expectProblem(
+            `POST plan entry, ${label}`,
+            await postPlanEntry(users.auth, JSON.stringify(body)),
+            validation(errors)
+          )
         }
         const secret = `Secret-${run}-`.padEnd(129, "s")
-        const res = await postPlanEntry(users.auth, JSON.stringify({ email: `secret.${run}@example.com`, password: secret }))
+        const res = await postPlanEntry(
+          users.auth,
+          JSON.stringify({ email: `secret.${run}@example.com`, password: secret })
+        )
         expectProblem("POST plan entry, long password", res, validation([["/password", "too_long"]]))
         expect(text(res), "the password is not reflected").not.toContain(`Secret-${run}`)
       })
@@ -705,16 +893,25 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
         // docs/SECURITY.md, quadratic email trim: this body once blocked the event loop for 0.2-0.4 s per request.
         const hostile = JSON.stringify({ email: "a" + " ".repeat(16_300) + "a", password: "password" })
         const answers = await Promise.all([1, 2, 3, 4].map(() => postPlanEntry(users.auth, hostile)))
-        for (const res of answers) expectProblem("POST plan entry, inner whitespace", res, validation([["/email", "too_long"]]))
+        for (const res of answers)
+          expectProblem("POST plan entry, inner whitespace", res, validation([["/email", "too_long"]]))
         expect((await call({ method: "GET", path: paths.health })).status).toBe(200)
       })
 
       it("bodies that are not JSON objects", async () => {
         expectProblem("empty body", await postPlanEntry(users.auth, ""), INVALID_JSON)
-        expectProblem("no body", await call({ method: "POST", path: paths.planEntries, headers: bearer(users.auth) }), INVALID_JSON)
+        expectProblem(
+          "no body",
+          await call({ method: "POST", path: paths.planEntries, headers: bearer(users.auth) }),
+          INVALID_JSON
+        )
         expectProblem("array", await postPlanEntry(users.auth, "[]"), INVALID_BODY)
         expectProblem("string", await postPlanEntry(users.auth, '"x"'), INVALID_BODY)
-        expectProblem("over the limit", await postPlanEntry(users.auth, padded('{"email":"a@example.com","password":"password"', "}", 16_385)), TOO_LARGE)
+        expectProblem(
+          "over the limit",
+          await postPlanEntry(users.auth, padded('{"email":"a@example.com","password":"password"', "}", 16_385)),
+          TOO_LARGE
+        )
       })
     })
 
@@ -729,7 +926,11 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
       })
 
       it("the first PUT creates the record; {} on a new user returns the defaults", async () => {
-        const empty = expectPreferences("first PUT {}", await putPreferences(users.pempty, "{}"), { language: "en", timezone: 0, mfa_enabled: false })
+        const empty = expectPreferences("first PUT {}", await putPreferences(users.pempty, "{}"), {
+          language: "en",
+          timezone: 0,
+          mfa_enabled: false
+        })
         expect(empty.updated_at).toBe(empty.created_at)
         const created = expectPreferences(
           "first PUT with values",
@@ -744,9 +945,17 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
 
       it("merge semantics; updated_at moves only on a real change; id and created_at never change", async () => {
         const user = users.pmerge
-        const start = expectPreferences("PUT language", await putPreferences(user, '{"language":"fr"}'), { language: "fr", timezone: 0, mfa_enabled: false })
+        const start = expectPreferences("PUT language", await putPreferences(user, '{"language":"fr"}'), {
+          language: "fr",
+          timezone: 0,
+          mfa_enabled: false
+        })
         await pause(5)
-        const tz = expectPreferences("PUT timezone", await putPreferences(user, '{"timezone":120}'), { language: "fr", timezone: 120, mfa_enabled: false })
+        const tz = expectPreferences("PUT timezone", await putPreferences(user, '{"timezone":120}'), {
+          language: "fr",
+          timezone: 120,
+          mfa_enabled: false
+        })
         expect(tz.id).toBe(start.id)
         expect(tz.created_at).toBe(start.created_at)
         expect(tz.updated_at > start.updated_at, "updated_at moved").toBe(true)
@@ -767,7 +976,11 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
           expect(text(res), `PUT ${label} changes nothing`).toBe(text(mfaRes))
         }
         expect(text(await getPreferences(user)), "GET after no-ops").toBe(text(mfaRes))
-        const back = expectPreferences("PUT two fields", await putPreferences(user, '{"timezone":0,"mfa_enabled":false}'), { language: "fr", timezone: 0, mfa_enabled: false })
+        const back = expectPreferences(
+          "PUT two fields",
+          await putPreferences(user, '{"timezone":0,"mfa_enabled":false}'),
+          { language: "fr", timezone: 0, mfa_enabled: false }
+        )
         expect(back.id).toBe(start.id)
         expect(back.created_at).toBe(start.created_at)
         expect(back.updated_at > mfa.updated_at, "updated_at moved").toBe(true)
@@ -788,11 +1001,15 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
           expect(text(res), `PUT ${body}`).toBe(text(initial))
         }
         await pause(5)
-        const changed = expectPreferences("PUT language with a read-only id", await putPreferences(user, '{"id":1,"language":"de"}'), {
-          language: "de",
-          timezone: 0,
-          mfa_enabled: false
-        })
+        const changed = expectPreferences(
+          "PUT language with a read-only id",
+          await putPreferences(user, '{"id":1,"language":"de"}'),
+          {
+            language: "de",
+            timezone: 0,
+            mfa_enabled: false
+          }
+        )
         expect(changed.id).toBe(record0.id)
         expect(changed.created_at).toBe(record0.created_at)
       })
@@ -807,7 +1024,11 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
           [tag35, tag35]
         ]
         for (const [sent, stored] of accepted) {
-          expectPreferences(`language ${sent}`, await putPreferences(user, JSON.stringify({ language: sent })), { language: stored, timezone: 0, mfa_enabled: false })
+          expectPreferences(`language ${sent}`, await putPreferences(user, JSON.stringify({ language: sent })), {
+            language: stored,
+            timezone: 0,
+            mfa_enabled: false
+          })
         }
         const rejected: ReadonlyArray<[string, string, string]> = [
           ["en_US", '"en_US"', "invalid_format"],
@@ -821,10 +1042,18 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
           ["the string __proto__", '"__proto__"', "invalid_format"]
         ]
         for (const [label, value, code] of rejected) {
-          expectProblem(`language ${label}`, await putPreferences(user, `{"language":${value}}`), validation([["/language", code]]))
+          expectProblem(
+            `language ${label}`,
+            await putPreferences(user, `{"language":${value}}`),
+            validation([["/language", code]])
+          )
         }
         // A rejected PUT changes nothing.
-        expectPreferences("GET after rejected PUTs", await getPreferences(user), { language: tag35, timezone: 0, mfa_enabled: false })
+        expectPreferences("GET after rejected PUTs", await getPreferences(user), {
+          language: tag35,
+          timezone: 0,
+          mfa_enabled: false
+        })
       })
 
       it("timezone: integer minutes, -720..840, multiple of 15, read as a JSON number", async () => {
@@ -855,17 +1084,37 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
           ["[60]", "invalid_type"]
         ]
         for (const [value, code] of rejected) {
-          expectProblem(`timezone ${value}`, await putPreferences(user, `{"timezone":${value}}`), validation([["/timezone", code]]))
+          expectProblem(
+            `timezone ${value}`,
+            await putPreferences(user, `{"timezone":${value}}`),
+            validation([["/timezone", code]])
+          )
         }
-        expectPreferences("GET after rejected PUTs", await getPreferences(user), { language: "en", timezone: 0, mfa_enabled: false })
+        expectPreferences("GET after rejected PUTs", await getPreferences(user), {
+          language: "en",
+          timezone: 0,
+          mfa_enabled: false
+        })
       })
 
       it("mfa_enabled: JSON booleans only", async () => {
         const user = users.pmfa
-        expectPreferences("mfa true", await putPreferences(user, '{"mfa_enabled":true}'), { language: "en", timezone: 0, mfa_enabled: true })
-        expectPreferences("mfa false", await putPreferences(user, '{"mfa_enabled":false}'), { language: "en", timezone: 0, mfa_enabled: false })
+        expectPreferences("mfa true", await putPreferences(user, '{"mfa_enabled":true}'), {
+          language: "en",
+          timezone: 0,
+          mfa_enabled: true
+        })
+        expectPreferences("mfa false", await putPreferences(user, '{"mfa_enabled":false}'), {
+          language: "en",
+          timezone: 0,
+          mfa_enabled: false
+        })
         for (const value of ['"true"', "1", "0", "null", '"false"', "[]"]) {
-          expectProblem(`mfa_enabled ${value}`, await putPreferences(user, `{"mfa_enabled":${value}}`), validation([["/mfa_enabled", "invalid_type"]]))
+          expectProblem(
+            `mfa_enabled ${value}`,
+            await putPreferences(user, `{"mfa_enabled":${value}}`),
+            validation([["/mfa_enabled", "invalid_type"]])
+          )
         }
       })
 
@@ -889,7 +1138,11 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
             ["/zeta", "unknown_field"]
           ])
         )
-        expectPreferences("GET: nothing applied", await getPreferences(user), { language: "en", timezone: 0, mfa_enabled: false })
+        expectPreferences("GET: nothing applied", await getPreferences(user), {
+          language: "en",
+          timezone: 0,
+          mfa_enabled: false
+        })
       })
     })
 
@@ -925,13 +1178,26 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
           ["prototype key in an array", '{"id":[{"prototype":1}]}'],
           ["33 levels", nested("language", 33)]
         ]
-        for (const [label, body] of cases) expectProblem(`PUT preferences, ${label}`, await putPreferences(users.pjson, body), INVALID_JSON)
+        for (const [label, body] of cases)
+          expectProblem(`PUT preferences, ${label}`, await putPreferences(users.pjson, body), INVALID_JSON)
       })
 
       it("32 levels of nesting is valid JSON, then fails field validation", async () => {
-        expectProblem("32 levels", await putPreferences(users.pjson, nested("language", 32)), validation([["/language", "invalid_type"]]))
-        expectProblem("32 levels in timezone", await putPreferences(users.pjson, nested("timezone", 32)), validation([["/timezone", "invalid_type"]]))
-        expectPreferences("32 levels in a read-only field", await putPreferences(users.pjson, nested("id", 32)), { language: "en", timezone: 0, mfa_enabled: false })
+        expectProblem(
+          "32 levels",
+          await putPreferences(users.pjson, nested("language", 32)),
+          validation([["/language", "invalid_type"]])
+        )
+        expectProblem(
+          "32 levels in timezone",
+          await putPreferences(users.pjson, nested("timezone", 32)),
+          validation([["/timezone", "invalid_type"]])
+        )
+        expectPreferences("32 levels in a read-only field", await putPreferences(users.pjson, nested("id", 32)), {
+          language: "en",
+          timezone: 0,
+          mfa_enabled: false
+        })
       })
 
       it("a body that is valid JSON but not an object: 400 invalid_body", async () => {
@@ -939,7 +1205,12 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
           expectProblem(`PUT preferences ${body}`, await putPreferences(users.pjson, body), INVALID_BODY)
           expectProblem(
             `PUT payment method ${body}`,
-            await call({ method: "PUT", path: paths.paymentMethod(`unknown_${run}`), headers: jsonHeaders(users.pay), body }),
+            await call({
+              method: "PUT",
+              path: paths.paymentMethod(`unknown_${run}`),
+              headers: jsonHeaders(users.pay),
+              body
+            }),
             INVALID_BODY
           )
         }
@@ -948,12 +1219,22 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
       it("no body, or a zero-byte body whatever its Content-Type, where a body is required: 400 invalid_json", async () => {
         const cases: ReadonlyArray<[string, RawRequest]> = [
           ["no body", { method: "PUT", path: paths.preferences, headers: jsonHeaders(users.pjson) }],
-          ["Content-Length: 0", { method: "PUT", path: paths.preferences, headers: jsonHeaders(users.pjson), body: "" }],
-          ["Content-Length: 0 and no Content-Type", { method: "PUT", path: paths.preferences, headers: bearer(users.pjson), body: "" }],
-          ["Content-Length: 0 and text/plain", { method: "PUT", path: paths.preferences, headers: jsonHeaders(users.pjson, "text/plain"), body: "" }],
+          [
+            "Content-Length: 0",
+            { method: "PUT", path: paths.preferences, headers: jsonHeaders(users.pjson), body: "" }
+          ],
+          [
+            "Content-Length: 0 and no Content-Type",
+            { method: "PUT", path: paths.preferences, headers: bearer(users.pjson), body: "" }
+          ],
+          [
+            "Content-Length: 0 and text/plain",
+            { method: "PUT", path: paths.preferences, headers: jsonHeaders(users.pjson, "text/plain"), body: "" }
+          ],
           ["no body and no Content-Type", { method: "PUT", path: paths.preferences, headers: bearer(users.pjson) }]
         ]
-        for (const [label, request] of cases) expectProblem(`PUT preferences, ${label}`, await call(request), INVALID_JSON)
+        for (const [label, request] of cases)
+          expectProblem(`PUT preferences, ${label}`, await call(request), INVALID_JSON)
       })
 
       it("media types: application/json with an utf-8 charset in any spelling is accepted", async () => {
@@ -966,7 +1247,12 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
           "APPLICATION/JSON; CHARSET=Utf-8",
           "application/json; foo=bar"
         ]) {
-          const res = await call({ method: "PUT", path: paths.preferences, headers: jsonHeaders(user, contentType), body: '{"timezone":0}' })
+          const res = await call({
+            method: "PUT",
+            path: paths.preferences,
+            headers: jsonHeaders(user, contentType),
+            body: '{"timezone":0}'
+          })
           expectPreferences(`Content-Type ${contentType}`, res, { language: "en", timezone: 0, mfa_enabled: false })
         }
       })
@@ -974,7 +1260,11 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
       it("media types: anything else with a body is 415", async () => {
         const user = users.pmedia
         const body = '{"timezone":0}'
-        expectProblem("no Content-Type", await call({ method: "PUT", path: paths.preferences, headers: bearer(user), body }), UNSUPPORTED)
+        expectProblem(
+          "no Content-Type",
+          await call({ method: "PUT", path: paths.preferences, headers: bearer(user), body }),
+          UNSUPPORTED
+        )
         expectProblem(
           "chunked body without Content-Type",
           await call({ method: "PUT", path: paths.preferences, headers: bearer(user), chunks: ['{"time', 'zone":0}'] }),
@@ -1000,12 +1290,22 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
         }
         expectProblem(
           "POST plan entry text/plain",
-          await call({ method: "POST", path: paths.planEntries, headers: jsonHeaders(users.auth, "text/plain"), body: '{"email":"a@example.com","password":"password"}' }),
+          await call({
+            method: "POST",
+            path: paths.planEntries,
+            headers: jsonHeaders(users.auth, "text/plain"),
+            body: '{"email":"a@example.com","password":"password"}'
+          }),
           UNSUPPORTED
         )
         expectProblem(
           "PUT payment method text/plain with a body",
-          await call({ method: "PUT", path: paths.paymentMethod(`unknown_${run}`), headers: jsonHeaders(users.pay, "text/plain"), body: "{}" }),
+          await call({
+            method: "PUT",
+            path: paths.paymentMethod(`unknown_${run}`),
+            headers: jsonHeaders(users.pay, "text/plain"),
+            body: "{}"
+          }),
           UNSUPPORTED
         )
       })
@@ -1014,17 +1314,30 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
         const user = users.psize
         const exact = padded('{"language":"fr"', "}", 16_384)
         expect(Buffer.byteLength(exact)).toBe(16_384)
-        expectPreferences("16384 bytes", await putPreferences(user, exact), { language: "fr", timezone: 0, mfa_enabled: false })
+        expectPreferences("16384 bytes", await putPreferences(user, exact), {
+          language: "fr",
+          timezone: 0,
+          mfa_enabled: false
+        })
         expectProblem("16385 bytes", await putPreferences(user, padded('{"language":"de"', "}", 16_385)), TOO_LARGE)
         // Three-byte characters: under 16384 UTF-16 units, over 16384 bytes.
         const multibyte = `{"language":"de","x":"${"€".repeat(5_455)}"}`
         expect(multibyte.length).toBeLessThan(16_384)
         expect(Buffer.byteLength(multibyte)).toBeGreaterThan(16_384)
         expectProblem("over 16384 bytes in fewer characters", await putPreferences(user, multibyte), TOO_LARGE)
-        expectPreferences("GET after 413s", await getPreferences(user), { language: "fr", timezone: 0, mfa_enabled: false })
+        expectPreferences("GET after 413s", await getPreferences(user), {
+          language: "fr",
+          timezone: 0,
+          mfa_enabled: false
+        })
         expectProblem(
           "set-default with 16385 bytes",
-          await call({ method: "PUT", path: paths.paymentMethod(fx.otherId), headers: jsonHeaders(users.other), body: padded('{"is_default":true', "}", 16_385) }),
+          await call({
+            method: "PUT",
+            path: paths.paymentMethod(fx.otherId),
+            headers: jsonHeaders(users.other),
+            body: padded('{"is_default":true', "}", 16_385)
+          }),
           TOO_LARGE
         )
       })
@@ -1045,7 +1358,12 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
         const user = users.psize
         expectPreferences(
           "chunked, under the limit",
-          await call({ method: "PUT", path: paths.preferences, headers: jsonHeaders(user), chunks: ['{"lang', 'uage"', ':"fr"}'] }),
+          await call({
+            method: "PUT",
+            path: paths.preferences,
+            headers: jsonHeaders(user),
+            chunks: ['{"lang', 'uage"', ':"fr"}']
+          }),
           { language: "fr", timezone: 0, mfa_enabled: false }
         )
         const chunks = ['{"language":"de"', " ".repeat(8_000), " ".repeat(8_000), `${" ".repeat(368)}}`]
@@ -1060,7 +1378,12 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
       it("bodies and Content-Length on GET and OPTIONS are ignored", async () => {
         const user = users.pget
         const plain = await getPreferences(user)
-        const withBody = await call({ method: "GET", path: paths.preferences, headers: jsonHeaders(user, "text/plain"), body: "not json at all" })
+        const withBody = await call({
+          method: "GET",
+          path: paths.preferences,
+          headers: jsonHeaders(user, "text/plain"),
+          body: "not json at all"
+        })
         expectPreferences("GET with a text/plain body", withBody, { language: "en", timezone: 0, mfa_enabled: false })
         expect(text(withBody)).toBe(text(plain))
         const declared = await call({
@@ -1072,10 +1395,20 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
           timeoutMs: 3000
         })
         expectPreferences("GET with 10 MB declared", declared, { language: "en", timezone: 0, mfa_enabled: false })
-        const head = await call({ method: "HEAD", path: paths.preferences, headers: jsonHeaders(user, "text/plain"), body: "not json" })
+        const head = await call({
+          method: "HEAD",
+          path: paths.preferences,
+          headers: jsonHeaders(user, "text/plain"),
+          body: "not json"
+        })
         expect(head.status, "HEAD with a text/plain body").toBe(200)
         expect(head.body.length).toBe(0)
-        const options = await call({ method: "OPTIONS", path: paths.preferences, headers: { "Content-Type": "text/plain" }, body: "x".repeat(20_000) })
+        const options = await call({
+          method: "OPTIONS",
+          path: paths.preferences,
+          headers: { "Content-Type": "text/plain" },
+          body: "x".repeat(20_000)
+        })
         expect(options.status, show("OPTIONS with a large text/plain body", options)).toBe(204)
         expect(options.headers["allow"]).toBe("GET, HEAD, OPTIONS, PUT")
       })
@@ -1104,8 +1437,16 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
         ]
         for (const path of unknownPaths) {
           expectProblem(`GET ${path}`, await call({ method: "GET", path }), NOT_FOUND)
-          expectProblem(`GET ${path} as a user`, await call({ method: "GET", path, headers: bearer(users.auth) }), NOT_FOUND)
-          expectProblem(`DELETE ${path} with a bad token`, await call({ method: "DELETE", path, headers: { Authorization: "Bearer $" } }), NOT_FOUND)
+          expectProblem(
+            `GET ${path} as a user`,
+            await call({ method: "GET", path, headers: bearer(users.auth) }),
+            NOT_FOUND
+          )
+          expectProblem(
+            `DELETE ${path} with a bad token`,
+            await call({ method: "DELETE", path, headers: { Authorization: "Bearer $" } }),
+            NOT_FOUND
+          )
         }
         // Only GET: the contract lets docs serve files under /api/docs/, so another method there may be 405.
         const missingAsset = `/api/docs/missing-${run}.js`
@@ -1134,10 +1475,18 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
         for (const [path, methods, allow] of cases) {
           for (const method of methods) {
             expectProblem(`${method} ${path}`, await call({ method, path }), notAllowed(allow))
-            expectProblem(`${method} ${path} as a client`, await call({ method, path, headers: bearer(client) }), notAllowed(allow))
+            expectProblem(
+              `${method} ${path} as a client`,
+              await call({ method, path, headers: bearer(client) }),
+              notAllowed(allow)
+            )
           }
         }
-        expectProblem("HEAD on a PUT-only path", await call({ method: "HEAD", path: paths.paymentMethod(fx.payDefault) }), notAllowed("OPTIONS, PUT", true))
+        expectProblem(
+          "HEAD on a PUT-only path",
+          await call({ method: "HEAD", path: paths.paymentMethod(fx.payDefault) }),
+          notAllowed("OPTIONS, PUT", true)
+        )
         expectProblem(
           "GET on a payment method id outside the charset (the route matches any segment)",
           await call({ method: "GET", path: paths.paymentMethod("pm.1") }),
@@ -1204,12 +1553,24 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
       it("the operation paths answer identically with and without the trailing slash (no redirect)", async () => {
         const pairs: ReadonlyArray<[string, number, (path: string) => RawRequest]> = [
           [paths.preferences, 200, (path) => ({ method: "GET", path, headers: bearer(users.pslash) })],
-          [paths.preferences, 200, (path) => ({ method: "PUT", path, headers: jsonHeaders(users.pslash), body: '{"language":"pt-br"}' })],
-          [paths.preferences, 400, (path) => ({ method: "PUT", path, headers: jsonHeaders(users.pslash), body: '{"timezone":7}' })],
+          [
+            paths.preferences,
+            200,
+            (path) => ({ method: "PUT", path, headers: jsonHeaders(users.pslash), body: '{"language":"pt-br"}' })
+          ],
+          [
+            paths.preferences,
+            400,
+            (path) => ({ method: "PUT", path, headers: jsonHeaders(users.pslash), body: '{"timezone":7}' })
+          ],
           [paths.preferences, 401, (path) => ({ method: "GET", path })],
           [paths.paymentMethods, 200, (path) => ({ method: "GET", path, headers: bearer(users.other) })],
           [paths.paymentMethod(fx.otherId), 200, (path) => ({ method: "PUT", path, headers: bearer(users.other) })],
-          [paths.paymentMethod(`unknown_${run}`), 404, (path) => ({ method: "PUT", path, headers: bearer(users.other) })],
+          [
+            paths.paymentMethod(`unknown_${run}`),
+            404,
+            (path) => ({ method: "PUT", path, headers: bearer(users.other) })
+          ],
           [paths.planEntries, 400, (path) => ({ method: "POST", path, headers: jsonHeaders(users.auth), body: "{}" })]
         ]
         for (const [path, status, build] of pairs) {
@@ -1224,7 +1585,11 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
         }
         const fresh = `slash.${run}@example.com`
         const withSlash = await postPlanEntry(users.auth, JSON.stringify({ email: fresh, password: "password" }))
-        const noSlash = await postPlanEntry(users.auth, JSON.stringify({ email: `bare.${run}@example.com`, password: "password" }), withoutSlash(paths.planEntries))
+        const noSlash = await postPlanEntry(
+          users.auth,
+          JSON.stringify({ email: `bare.${run}@example.com`, password: "password" }),
+          withoutSlash(paths.planEntries)
+        )
         expectJsonSuccess("POST plan entry with slash", withSlash, 201)
         expectJsonSuccess("POST plan entry without slash", noSlash, 201)
         expect(text(noSlash)).toBe(JSON.stringify({ email: `bare.${run}@example.com`, password: "********" }))
@@ -1232,8 +1597,16 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
 
       it("a payment method id outside [A-Za-z0-9_-]{1,100} is 404 after credentials (401 without them)", async () => {
         for (const id of ["pm.1", "pm~1", "pm%201", "a".repeat(101), "%C3%A9"]) {
-          expectProblem(`PUT ${id} as the owner`, await call({ method: "PUT", path: paths.paymentMethod(id), headers: bearer(users.pay) }), NOT_FOUND)
-          expectProblem(`PUT ${id} without credentials`, await call({ method: "PUT", path: paths.paymentMethod(id) }), UNAUTHENTICATED)
+          expectProblem(
+            `PUT ${id} as the owner`,
+            await call({ method: "PUT", path: paths.paymentMethod(id), headers: bearer(users.pay) }),
+            NOT_FOUND
+          )
+          expectProblem(
+            `PUT ${id} without credentials`,
+            await call({ method: "PUT", path: paths.paymentMethod(id) }),
+            UNAUTHENTICATED
+          )
         }
         expectProblem(
           "PUT a well-formed 100-character id that does not exist",
@@ -1254,7 +1627,10 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
         ["403", { method: "GET", path: paths.preferences, headers: bearer(client) }],
         ["404", { method: "GET", path: "/api/nope" }],
         ["405", { method: "DELETE", path: paths.health }],
-        ["413", { method: "PUT", path: paths.preferences, headers: jsonHeaders(users.pjson), body: "x".repeat(16_385) }],
+        [
+          "413",
+          { method: "PUT", path: paths.preferences, headers: jsonHeaders(users.pjson), body: "x".repeat(16_385) }
+        ],
         ["415", { method: "PUT", path: paths.preferences, headers: jsonHeaders(users.pjson, "text/plain"), body: "x" }],
         ["204 OPTIONS", { method: "OPTIONS", path: paths.preferences }],
         ["200 HEAD", { method: "HEAD", path: paths.health }]
@@ -1285,7 +1661,11 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
         }
         const seen = new Set<string>()
         for (let attempt = 0; attempt < 5; attempt++) {
-          seen.add((await call({ method: "GET", path: paths.health, headers: { "X-Request-Id": "bad id" } })).headers["x-request-id"] ?? "")
+          seen.add(
+            (await call({ method: "GET", path: paths.health, headers: { "X-Request-Id": "bad id" } })).headers[
+              "x-request-id"
+            ] ?? ""
+          )
         }
         expect(seen.size, "generated request ids are fresh").toBe(5)
       })
@@ -1317,9 +1697,15 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
         const previousAfter = after.find((method) => method.id === fx.payDefault)
         expect(previousAfter?.is_default).toBe(false)
         expect(previousAfter?.created_at).toBe(previousBefore?.created_at)
-        expect((previousAfter?.updated_at ?? "") > (previousBefore?.updated_at ?? ""), "the previous default's updated_at moved").toBe(true)
+        expect(
+          (previousAfter?.updated_at ?? "") > (previousBefore?.updated_at ?? ""),
+          "the previous default's updated_at moved"
+        ).toBe(true)
         for (const id of fx.payIds.filter((id) => id !== target && id !== fx.payDefault)) {
-          expect(after.find((method) => method.id === id), `${id} unchanged`).toEqual(before.find((method) => method.id === id))
+          expect(
+            after.find((method) => method.id === id),
+            `${id} unchanged`
+          ).toEqual(before.find((method) => method.id === id))
         }
       })
 
@@ -1329,14 +1715,53 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
         expectJsonSuccess("PUT again", first, 200)
         const forms: ReadonlyArray<[string, RawRequest]> = [
           ["{}", { method: "PUT", path: paths.paymentMethod(target), headers: jsonHeaders(users.pay), body: "{}" }],
-          ['{"is_default":true}', { method: "PUT", path: paths.paymentMethod(target), headers: jsonHeaders(users.pay), body: '{"is_default":true}' }],
-          ["charset and spaces", { method: "PUT", path: paths.paymentMethod(target), headers: jsonHeaders(users.pay, "application/json; charset=utf-8"), body: ' { "is_default" : true } ' }],
-          ["zero bytes, application/json", { method: "PUT", path: paths.paymentMethod(target), headers: jsonHeaders(users.pay), body: "" }],
-          ["zero bytes, text/plain", { method: "PUT", path: paths.paymentMethod(target), headers: jsonHeaders(users.pay, "text/plain"), body: "" }],
-          ["zero bytes, no Content-Type", { method: "PUT", path: paths.paymentMethod(target), headers: bearer(users.pay), body: "" }],
-          ["chunked {}", { method: "PUT", path: paths.paymentMethod(target), headers: jsonHeaders(users.pay), chunks: ["{", "}"] }],
-          ["no trailing slash", { method: "PUT", path: withoutSlash(paths.paymentMethod(target)), headers: bearer(users.pay) }],
-          ["Token scheme", { method: "PUT", path: paths.paymentMethod(target), headers: { Authorization: `Token ${users.pay.token}` } }]
+          [
+            '{"is_default":true}',
+            {
+              method: "PUT",
+              path: paths.paymentMethod(target),
+              headers: jsonHeaders(users.pay),
+              body: '{"is_default":true}'
+            }
+          ],
+          [
+            "charset and spaces",
+            {
+              method: "PUT",
+              path: paths.paymentMethod(target),
+              headers: jsonHeaders(users.pay, "application/json; charset=utf-8"),
+              body: ' { "is_default" : true } '
+            }
+          ],
+          [
+            "zero bytes, application/json",
+            { method: "PUT", path: paths.paymentMethod(target), headers: jsonHeaders(users.pay), body: "" }
+          ],
+          [
+            "zero bytes, text/plain",
+            {
+              method: "PUT",
+              path: paths.paymentMethod(target),
+              headers: jsonHeaders(users.pay, "text/plain"),
+              body: ""
+            }
+          ],
+          [
+            "zero bytes, no Content-Type",
+            { method: "PUT", path: paths.paymentMethod(target), headers: bearer(users.pay), body: "" }
+          ],
+          [
+            "chunked {}",
+            { method: "PUT", path: paths.paymentMethod(target), headers: jsonHeaders(users.pay), chunks: ["{", "}"] }
+          ],
+          [
+            "no trailing slash",
+            { method: "PUT", path: withoutSlash(paths.paymentMethod(target)), headers: bearer(users.pay) }
+          ],
+          [
+            "Token scheme",
+            { method: "PUT", path: paths.paymentMethod(target), headers: { Authorization: `Token ${users.pay.token}` } }
+          ]
         ]
         for (const [label, request] of forms) {
           const res = await call(request)
@@ -1357,7 +1782,13 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
           ['{"is_default":1}', [["/is_default", "invalid_type"]]],
           ['{"other":1}', [["/other", "unknown_field"]]],
           ['{"is_default":true,"id":"x"}', [["/id", "unknown_field"]]],
-          ['{"z":1,"is_default":false}', [["/is_default", "not_allowed"], ["/z", "unknown_field"]]]
+          [
+            '{"z":1,"is_default":false}',
+            [
+              ["/is_default", "not_allowed"],
+              ["/z", "unknown_field"]
+            ]
+          ]
         ]
         for (const [body, errors] of cases) {
           expectProblem(
@@ -1368,7 +1799,12 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
         }
         expectProblem(
           "PUT with invalid JSON",
-          await call({ method: "PUT", path: paths.paymentMethod(target), headers: jsonHeaders(users.pay), body: '{"is_default":true' }),
+          await call({
+            method: "PUT",
+            path: paths.paymentMethod(target),
+            headers: jsonHeaders(users.pay),
+            body: '{"is_default":true'
+          }),
           INVALID_JSON
         )
         expect(text(await listPaymentMethods(users.pay)), "list unchanged").toBe(text(before))
@@ -1378,12 +1814,25 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
         const payBefore = await listPaymentMethods(users.pay)
         const otherBefore = await listPaymentMethods(users.other)
         for (const id of fx.payIds) {
-          expectProblem(`other PUT pay's ${id}`, await call({ method: "PUT", path: paths.paymentMethod(id), headers: bearer(users.other) }), NOT_FOUND)
+          expectProblem(
+            `other PUT pay's ${id}`,
+            await call({ method: "PUT", path: paths.paymentMethod(id), headers: bearer(users.other) }),
+            NOT_FOUND
+          )
         }
-        expectProblem("pay PUT other's method", await call({ method: "PUT", path: paths.paymentMethod(fx.otherId), headers: bearer(users.pay) }), NOT_FOUND)
+        expectProblem(
+          "pay PUT other's method",
+          await call({ method: "PUT", path: paths.paymentMethod(fx.otherId), headers: bearer(users.pay) }),
+          NOT_FOUND
+        )
         expectProblem(
           "pay PUT an unknown method",
-          await call({ method: "PUT", path: paths.paymentMethod(`unknown_${run}`), headers: jsonHeaders(users.pay), body: '{"is_default":true}' }),
+          await call({
+            method: "PUT",
+            path: paths.paymentMethod(`unknown_${run}`),
+            headers: jsonHeaders(users.pay),
+            body: '{"is_default":true}'
+          }),
           NOT_FOUND
         )
         expect(text(await listPaymentMethods(users.pay)), "pay's list unchanged").toBe(text(payBefore))
@@ -1404,13 +1853,22 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
           const request: RawRequest =
             index % 2 === 0
               ? { method: "PUT", path: paths.paymentMethod(id), headers: bearer(users.conc), timeoutMs: 15_000 }
-              : { method: "PUT", path: paths.paymentMethod(id), headers: jsonHeaders(users.conc), body: '{"is_default":true}', timeoutMs: 15_000 }
+              : {
+                  method: "PUT",
+                  path: paths.paymentMethod(id),
+                  headers: jsonHeaders(users.conc),
+                  body: '{"is_default":true}',
+                  timeoutMs: 15_000
+                }
           return { id, request }
         })
         const responses = await Promise.all(requests.map(({ request }) => call(request)))
         responses.forEach((res, index) => {
           const id = requests[index]?.id ?? ""
-          const method = paymentMethod(`concurrent PUT ${id}`, expectJsonSuccess(`concurrent PUT ${id} #${index}`, res, 200))
+          const method = paymentMethod(
+            `concurrent PUT ${id}`,
+            expectJsonSuccess(`concurrent PUT ${id} #${index}`, res, 200)
+          )
           expect(method.id).toBe(id)
           expect(method.is_default).toBe(true)
         })

@@ -67,6 +67,10 @@ export const startWith =
  * The suites' ids and tokens are random per run, so runs sharing a store do not see each other's rows.
  */
 export const startOnRuntime =
-  (start: StartAdapter, runtime: AccordRuntime, options: Partial<Omit<StandaloneServerOptions, "runtime">> = {}): StartServer =>
+  (
+    start: StartAdapter,
+    runtime: AccordRuntime,
+    options: Partial<Omit<StandaloneServerOptions, "runtime">> = {}
+  ): StartServer =>
   (seed: SeedInput) =>
     seedAndStart(start, runtime, seed, options)

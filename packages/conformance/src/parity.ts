@@ -64,7 +64,8 @@ export const makeParityFixture = (): ParityFixture => {
   return { seed, run, user, otherUser, client, methods, otherMethod }
 }
 
-const nestedArrays = (field: string, depth: number): string => `{"${field}":${"[".repeat(depth - 1)}${"]".repeat(depth - 1)}}`
+const nestedArrays = (field: string, depth: number): string =>
+  `{"${field}":${"[".repeat(depth - 1)}${"]".repeat(depth - 1)}}`
 
 /** Successes and every error class the contract names, in a replayable order. */
 export const parityCorpus = (fixture: ParityFixture): ReadonlyArray<ParityCase> => {
@@ -84,36 +85,91 @@ export const parityCorpus = (fixture: ParityFixture): ReadonlyArray<ParityCase> 
     // Public routes.
     { name: "health", request: { method: "GET", path: paths.health } },
     { name: "health HEAD", request: { method: "HEAD", path: paths.health } },
-    { name: "health with a bad token", request: { method: "GET", path: paths.health, headers: { Authorization: "Bearer $" } } },
+    {
+      name: "health with a bad token",
+      request: { method: "GET", path: paths.health, headers: { Authorization: "Bearer $" } }
+    },
     { name: "openapi.json", request: { method: "GET", path: paths.openapi } },
     { name: "docs", request: { method: "GET", path: paths.docs } },
     // Plan entries.
-    { name: "plan entry", request: { method: "POST", path: paths.planEntries, headers: json, body: JSON.stringify({ email: ` Parity.${run}@Example.COM `, password: "password-1" }) } },
-    { name: "plan entry duplicate", request: { method: "POST", path: paths.planEntries, headers: json, body: JSON.stringify({ email: `PARITY.${run}@example.com`, password: "password-2" }) } },
-    { name: "plan entry as client, no slash", request: { method: "POST", path: withoutSlash(paths.planEntries), headers: { ...clientAuth, "Content-Type": "application/json" }, body: JSON.stringify({ email: `client.${run}@example.org`, password: "😀".repeat(8) }) } },
-    { name: "plan entry field errors", request: { method: "POST", path: paths.planEntries, headers: json, body: '{"email":"a..b@example","password":"short","x":1}' } },
-    { name: "plan entry missing fields", request: { method: "POST", path: paths.planEntries, headers: json, body: "{}" } },
+    {
+      name: "plan entry",
+      request: {
+        method: "POST",
+        path: paths.planEntries,
+        headers: json,
+        body: JSON.stringify({ email: ` Parity.${run}@Example.COM `, password: "password-1" })
+      }
+    },
+    {
+      name: "plan entry duplicate",
+      request: {
+        method: "POST",
+        path: paths.planEntries,
+        headers: json,
+        body: JSON.stringify({ email: `PARITY.${run}@example.com`, password: "password-2" })
+      }
+    },
+    {
+      name: "plan entry as client, no slash",
+      request: {
+        method: "POST",
+        path: withoutSlash(paths.planEntries),
+        headers: { ...clientAuth, "Content-Type": "application/json" },
+        body: JSON.stringify({ email: `client.${run}@example.org`, password: "😀".repeat(8) })
+      }
+    },
+    {
+      name: "plan entry field errors",
+      request: {
+        method: "POST",
+        path: paths.planEntries,
+        headers: json,
+        body: '{"email":"a..b@example","password":"short","x":1}'
+      }
+    },
+    {
+      name: "plan entry missing fields",
+      request: { method: "POST", path: paths.planEntries, headers: json, body: "{}" }
+    },
     { name: "plan entry no body", request: { method: "POST", path: paths.planEntries, headers: auth } },
     // Preferences: the first request sets every field, so a replay on a shared store answers the same.
     { name: "preferences set all", request: put('{"language":"EN-us","timezone":60.0,"mfa_enabled":true}') },
     { name: "preferences GET", request: { method: "GET", path: paths.preferences, headers: auth } },
-    { name: "preferences GET no slash", request: { method: "GET", path: withoutSlash(paths.preferences), headers: auth } },
+    {
+      name: "preferences GET no slash",
+      request: { method: "GET", path: withoutSlash(paths.preferences), headers: auth }
+    },
     { name: "preferences HEAD", request: { method: "HEAD", path: paths.preferences, headers: auth } },
     { name: "preferences {}", request: put("{}") },
     { name: "preferences read-only ignored", request: put('{"id":"x","created_at":1,"updated_at":null}') },
-    { name: "preferences merge", request: put('{"timezone":-120}', { ...auth, "Content-Type": 'Application/JSON; charset="UTF8"' }) },
+    {
+      name: "preferences merge",
+      request: put('{"timezone":-120}', { ...auth, "Content-Type": 'Application/JSON; charset="UTF8"' })
+    },
     { name: "preferences alias", request: put('{"language":"iw"}') },
     { name: "preferences field errors", request: put('{"language":"en_US","timezone":61,"mfa_enabled":"true","x":1}') },
     { name: "preferences 1e400", request: put('{"timezone":1e400}') },
     { name: "preferences out of range", request: put('{"timezone":855}') },
     { name: "preferences too long tag", request: put(JSON.stringify({ language: "x".repeat(36) })) },
-    { name: "preferences GET with a body", request: { method: "GET", path: paths.preferences, headers: { ...auth, "Content-Type": "text/plain" }, body: "ignored" } },
+    {
+      name: "preferences GET with a body",
+      request: {
+        method: "GET",
+        path: paths.preferences,
+        headers: { ...auth, "Content-Type": "text/plain" },
+        body: "ignored"
+      }
+    },
     // Bodies.
     { name: "invalid JSON", request: put('{"language":') },
     { name: "empty body", request: put("") },
     { name: "no body", request: { method: "PUT", path: paths.preferences, headers: auth } },
     { name: "BOM", request: put(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from("{}")])) },
-    { name: "invalid UTF-8", request: put(Buffer.concat([Buffer.from('{"language":"'), Buffer.from([0xff]), Buffer.from('"}')])) },
+    {
+      name: "invalid UTF-8",
+      request: put(Buffer.concat([Buffer.from('{"language":"'), Buffer.from([0xff]), Buffer.from('"}')]))
+    },
     { name: "duplicate key", request: put('{"timezone":0,"timezone":60}') },
     { name: "duplicate nested key", request: put('{"id":{"a":1,"a":1}}') },
     { name: "__proto__ key", request: put('{"__proto__":{"mfa_enabled":true}}') },
@@ -126,42 +182,130 @@ export const parityCorpus = (fixture: ParityFixture): ReadonlyArray<ParityCase> 
     { name: "text/plain", request: put("{}", { ...auth, "Content-Type": "text/plain" }) },
     { name: "charset latin1", request: put("{}", { ...auth, "Content-Type": "application/json; charset=latin1" }) },
     { name: "merge-patch+json", request: put("{}", { ...auth, "Content-Type": "application/merge-patch+json" }) },
-    { name: "chunked without Content-Type", request: { method: "PUT", path: paths.preferences, headers: auth, chunks: ["{", "}"] } },
+    {
+      name: "chunked without Content-Type",
+      request: { method: "PUT", path: paths.preferences, headers: auth, chunks: ["{", "}"] }
+    },
     { name: "16384 bytes", request: put(`{"language":"fr"${" ".repeat(16_384 - 17)}}`) },
     { name: "16385 bytes", request: put(`{"language":"de"${" ".repeat(16_385 - 17)}}`) },
-    { name: "10 MB declared", request: { method: "PUT", path: paths.preferences, headers: json, body: "{", declaredLength: 10 * 1024 * 1024, timeoutMs: 3000 } },
-    { name: "chunked over the limit", request: { method: "PUT", path: paths.preferences, headers: json, chunks: ["{", " ".repeat(9_000), " ".repeat(9_000), "}"] } },
+    {
+      name: "10 MB declared",
+      request: {
+        method: "PUT",
+        path: paths.preferences,
+        headers: json,
+        body: "{",
+        declaredLength: 10 * 1024 * 1024,
+        timeoutMs: 3000
+      }
+    },
+    {
+      name: "chunked over the limit",
+      request: {
+        method: "PUT",
+        path: paths.preferences,
+        headers: json,
+        chunks: ["{", " ".repeat(9_000), " ".repeat(9_000), "}"]
+      }
+    },
     { name: "text/plain over the limit", request: put("x".repeat(20_000), { ...auth, "Content-Type": "text/plain" }) },
     // Credentials.
     { name: "no credentials", request: { method: "GET", path: paths.preferences } },
-    { name: "empty Authorization", request: { method: "GET", path: paths.preferences, headers: { Authorization: "" } } },
+    {
+      name: "empty Authorization",
+      request: { method: "GET", path: paths.preferences, headers: { Authorization: "" } }
+    },
     { name: "Basic", request: { method: "GET", path: paths.preferences, headers: { Authorization: "Basic eDp5" } } },
-    { name: "Bearer without token", request: { method: "GET", path: paths.preferences, headers: { Authorization: "Bearer" } } },
-    { name: "malformed token", request: { method: "GET", path: paths.preferences, headers: { Authorization: "Bearer a$b" } } },
-    { name: "513-character token", request: { method: "GET", path: paths.preferences, headers: { Authorization: `Bearer ${"a".repeat(513)}` } } },
-    { name: "unknown token", request: { method: "GET", path: paths.preferences, headers: { Authorization: `Token unknown-${run}` } } },
-    { name: "scheme in odd case, extra spaces", request: { method: "GET", path: paths.preferences, headers: { Authorization: `tOKEN   ${user.token}` } } },
-    { name: "unauthenticated with 10 MB declared", request: { method: "PUT", path: paths.preferences, headers: { "Content-Type": "application/json" }, body: "{", declaredLength: 10 * 1024 * 1024, timeoutMs: 3000 } },
-    { name: "client on a user route", request: { method: "PUT", path: paths.preferences, headers: { ...clientAuth, "Content-Type": "text/plain" }, body: "x" } },
+    {
+      name: "Bearer without token",
+      request: { method: "GET", path: paths.preferences, headers: { Authorization: "Bearer" } }
+    },
+    {
+      name: "malformed token",
+      request: { method: "GET", path: paths.preferences, headers: { Authorization: "Bearer a$b" } }
+    },
+    {
+      name: "513-character token",
+      request: { method: "GET", path: paths.preferences, headers: { Authorization: `Bearer ${"a".repeat(513)}` } }
+    },
+    {
+      name: "unknown token",
+      request: { method: "GET", path: paths.preferences, headers: { Authorization: `Token unknown-${run}` } }
+    },
+    {
+      name: "scheme in odd case, extra spaces",
+      request: { method: "GET", path: paths.preferences, headers: { Authorization: `tOKEN   ${user.token}` } }
+    },
+    {
+      name: "unauthenticated with 10 MB declared",
+      request: {
+        method: "PUT",
+        path: paths.preferences,
+        headers: { "Content-Type": "application/json" },
+        body: "{",
+        declaredLength: 10 * 1024 * 1024,
+        timeoutMs: 3000
+      }
+    },
+    {
+      name: "client on a user route",
+      request: {
+        method: "PUT",
+        path: paths.preferences,
+        headers: { ...clientAuth, "Content-Type": "text/plain" },
+        body: "x"
+      }
+    },
     { name: "client on the list", request: { method: "GET", path: paths.paymentMethods, headers: clientAuth } },
     // Payment methods.
     { name: "list", request: { method: "GET", path: paths.paymentMethods, headers: auth } },
     { name: "set default, no body", request: { method: "PUT", path: paths.paymentMethod(second), headers: auth } },
-    { name: "set default again, {}", request: { method: "PUT", path: paths.paymentMethod(second), headers: json, body: "{}" } },
-    { name: "set default, zero bytes text/plain", request: { method: "PUT", path: paths.paymentMethod(second), headers: { ...auth, "Content-Type": "text/plain" }, body: "" } },
+    {
+      name: "set default again, {}",
+      request: { method: "PUT", path: paths.paymentMethod(second), headers: json, body: "{}" }
+    },
+    {
+      name: "set default, zero bytes text/plain",
+      request: {
+        method: "PUT",
+        path: paths.paymentMethod(second),
+        headers: { ...auth, "Content-Type": "text/plain" },
+        body: ""
+      }
+    },
     { name: "list after", request: { method: "GET", path: paths.paymentMethods, headers: auth } },
-    { name: "set default back, no slash", request: { method: "PUT", path: withoutSlash(paths.paymentMethod(first)), headers: json, body: '{"is_default":true}' } },
+    {
+      name: "set default back, no slash",
+      request: {
+        method: "PUT",
+        path: withoutSlash(paths.paymentMethod(first)),
+        headers: json,
+        body: '{"is_default":true}'
+      }
+    },
     { name: "list back", request: { method: "GET", path: withoutSlash(paths.paymentMethods), headers: auth } },
-    { name: "is_default false", request: { method: "PUT", path: paths.paymentMethod(second), headers: json, body: '{"is_default":false,"y":2}' } },
-    { name: "another user's method", request: { method: "PUT", path: paths.paymentMethod(otherMethod), headers: auth } },
+    {
+      name: "is_default false",
+      request: { method: "PUT", path: paths.paymentMethod(second), headers: json, body: '{"is_default":false,"y":2}' }
+    },
+    {
+      name: "another user's method",
+      request: { method: "PUT", path: paths.paymentMethod(otherMethod), headers: auth }
+    },
     { name: "unknown method", request: { method: "PUT", path: paths.paymentMethod(`unknown_${run}`), headers: auth } },
     { name: "id outside the charset", request: { method: "PUT", path: paths.paymentMethod("pm.1"), headers: auth } },
     { name: "id outside the charset, no credentials", request: { method: "PUT", path: paths.paymentMethod("pm%201") } },
-    { name: "other user's list", request: { method: "GET", path: paths.paymentMethods, headers: { Authorization: `Bearer ${otherUser.token}` } } },
+    {
+      name: "other user's list",
+      request: { method: "GET", path: paths.paymentMethods, headers: { Authorization: `Bearer ${otherUser.token}` } }
+    },
     // Routes and methods.
     { name: "root", request: { method: "GET", path: "/" } },
     { name: "/api", request: { method: "GET", path: "/api" } },
-    { name: "unknown under /api", request: { method: "POST", path: "/api/nope", headers: { "Content-Type": "text/plain" }, body: "x" } },
+    {
+      name: "unknown under /api",
+      request: { method: "POST", path: "/api/nope", headers: { "Content-Type": "text/plain" }, body: "x" }
+    },
     { name: "health with slash", request: { method: "GET", path: "/api/health/" } },
     { name: "openapi.json with slash", request: { method: "GET", path: "/api/openapi.json/" } },
     { name: "DELETE preferences", request: { method: "DELETE", path: paths.preferences } },
@@ -170,12 +314,24 @@ export const parityCorpus = (fixture: ParityFixture): ReadonlyArray<ParityCase> 
     { name: "HEAD a payment method", request: { method: "HEAD", path: paths.paymentMethod(first) } },
     { name: "POST health", request: { method: "POST", path: paths.health } },
     { name: "OPTIONS preferences", request: { method: "OPTIONS", path: paths.preferences } },
-    { name: "OPTIONS payment method, bad token", request: { method: "OPTIONS", path: paths.paymentMethod(first), headers: { Authorization: "Bearer $" } } },
+    {
+      name: "OPTIONS payment method, bad token",
+      request: { method: "OPTIONS", path: paths.paymentMethod(first), headers: { Authorization: "Bearer $" } }
+    },
     { name: "OPTIONS plan entries no slash", request: { method: "OPTIONS", path: withoutSlash(paths.planEntries) } },
     // Request ids.
-    { name: "valid request id", request: { method: "GET", path: paths.health, headers: { "X-Request-Id": `parity.${run}_X-1` } } },
-    { name: "too long request id", request: { method: "GET", path: "/api/nope", headers: { "X-Request-Id": "r".repeat(129) } } },
-    { name: "invalid request id", request: { method: "DELETE", path: paths.health, headers: { "X-Request-Id": "a b" } } }
+    {
+      name: "valid request id",
+      request: { method: "GET", path: paths.health, headers: { "X-Request-Id": `parity.${run}_X-1` } }
+    },
+    {
+      name: "too long request id",
+      request: { method: "GET", path: "/api/nope", headers: { "X-Request-Id": "r".repeat(129) } }
+    },
+    {
+      name: "invalid request id",
+      request: { method: "DELETE", path: paths.health, headers: { "X-Request-Id": "a b" } }
+    }
   ]
   return cases
 }
@@ -196,7 +352,9 @@ export const comparable = (parityCase: ParityCase, response: RawResponse): Compa
     const value = response.headers[name]
     if (value !== undefined) headers[name] = value
   }
-  const sentId = Object.entries(parityCase.request.headers ?? {}).find(([name]) => name.toLowerCase() === "x-request-id")?.[1]
+  const sentId = Object.entries(parityCase.request.headers ?? {}).find(
+    ([name]) => name.toLowerCase() === "x-request-id"
+  )?.[1]
   const receivedId = response.headers["x-request-id"]
   const requestId =
     receivedId === undefined
@@ -216,13 +374,22 @@ export const comparable = (parityCase: ParityCase, response: RawResponse): Compa
 }
 
 /** Sends every case, one at a time, and reduces each answer. A request that gets no answer is recorded as status 0. */
-export const runCorpus = async (baseUrl: string, corpus: ReadonlyArray<ParityCase>): Promise<ReadonlyArray<ComparableResponse>> => {
+export const runCorpus = async (
+  baseUrl: string,
+  corpus: ReadonlyArray<ParityCase>
+): Promise<ReadonlyArray<ComparableResponse>> => {
   const results: Array<ComparableResponse> = []
   for (const parityCase of corpus) {
     try {
       results.push(comparable(parityCase, await send(baseUrl, parityCase.request)))
     } catch (error) {
-      results.push({ name: parityCase.name, status: 0, headers: {}, requestId: "missing", body: `no response: ${String(error)}` })
+      results.push({
+        name: parityCase.name,
+        status: 0,
+        headers: {},
+        requestId: "missing",
+        body: `no response: ${String(error)}`
+      })
     }
   }
   return results

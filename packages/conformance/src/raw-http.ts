@@ -31,7 +31,8 @@ export interface RawResponse {
   readonly body: Buffer
 }
 
-const toBuffer = (data: string | Uint8Array): Buffer => (typeof data === "string" ? Buffer.from(data, "utf8") : Buffer.from(data))
+const toBuffer = (data: string | Uint8Array): Buffer =>
+  typeof data === "string" ? Buffer.from(data, "utf8") : Buffer.from(data)
 
 const headersFromRaw = (raw: ReadonlyArray<string>): Record<string, string> => {
   const headers: Record<string, string> = {}
@@ -83,7 +84,9 @@ export const send = (baseUrl: string, request: RawRequest, agent: Agent | false 
       const parts: Array<Buffer> = []
       res.on("data", (part: Buffer) => parts.push(part))
       res.on("end", () =>
-        finish({ ok: { status: res.statusCode ?? 0, headers: headersFromRaw(res.rawHeaders), body: Buffer.concat(parts) } })
+        finish({
+          ok: { status: res.statusCode ?? 0, headers: headersFromRaw(res.rawHeaders), body: Buffer.concat(parts) }
+        })
       )
       res.on("error", (error) => finish({ error }))
     })
@@ -123,4 +126,7 @@ export const send = (baseUrl: string, request: RawRequest, agent: Agent | false 
 /** A client bound to one server. */
 export type RawClient = (request: RawRequest) => Promise<RawResponse>
 
-export const rawClient = (baseUrl: string): RawClient => (request) => send(baseUrl, request)
+export const rawClient =
+  (baseUrl: string): RawClient =>
+  (request) =>
+    send(baseUrl, request)

@@ -36,7 +36,8 @@ const loadSeed = (input: SeedInput) => Effect.flatMap(StoreAdmin, (admin) => adm
 const listByUser = (userId: UserId) => Effect.flatMap(PaymentMethods, (methods) => methods.listByUser(userId))
 const setDefault = (userId: UserId, id: PaymentMethodId, now: Date) =>
   Effect.flatMap(PaymentMethods, (methods) => methods.setDefault(userId, id, now))
-const getOrCreate = (userId: UserId, now: Date) => Effect.flatMap(PreferencesStore, (store) => store.getOrCreate(userId, now))
+const getOrCreate = (userId: UserId, now: Date) =>
+  Effect.flatMap(PreferencesStore, (store) => store.getOrCreate(userId, now))
 const update = (userId: UserId, now: Date, change: (current: Preferences) => Preferences) =>
   Effect.flatMap(PreferencesStore, (store) => store.update(userId, now, change))
 const authenticate = (token: string) => Effect.flatMap(Authenticator, (auth) => auth.authenticate(token))
@@ -86,8 +87,11 @@ export const runStoreContract = (name: string, storeLayer: Layer.Layer<StoreServ
           const entry = entryFor(`${unique("new")}@Example.COM`, "scrypt$first")
           expect(yield* entries.insertIfAbsent(entry)).toBe(true)
           expect(yield* entries.findByEmailKey(entry.emailKey)).toEqual(entry)
-          expect(yield* entries.findByEmailKey(emailKey(decodeEmail(`${unique("absent")}@example.com`)))).toBeUndefined()
-        }))
+          expect(
+            yield* entries.findByEmailKey(emailKey(decodeEmail(`${unique("absent")}@example.com`)))
+          ).toBeUndefined()
+        })
+      )
 
       it.effect("insertIfAbsent never overwrites, and the key ignores case in the whole address", () =>
         Effect.gen(function* () {
@@ -102,19 +106,23 @@ export const runStoreContract = (name: string, storeLayer: Layer.Layer<StoreServ
           const stored = yield* entries.findByEmailKey(first.emailKey)
           expect(stored?.passwordHash).toBe("scrypt$first")
           expect(stored?.email).toBe(first.email)
-        }))
+        })
+      )
 
       it.effect("concurrent inserts of one key store exactly one entry", () =>
         Effect.gen(function* () {
           const entries = yield* PlanEntries
           const address = `${unique("race")}@example.com`
-          const attempts = Array.from({ length: 20 }, (_, index) => entries.insertIfAbsent(entryFor(address, `scrypt$attempt${index}`)))
+          const attempts = Array.from({ length: 20 }, (_, index) =>
+            entries.insertIfAbsent(entryFor(address, `scrypt$attempt${index}`))
+          )
           const inserted = yield* Effect.all(attempts, { concurrency: "unbounded" })
           expect(inserted.filter(Boolean)).toHaveLength(1)
           const winner = inserted.indexOf(true)
           const stored = yield* entries.findByEmailKey(emailKey(decodeEmail(address)))
           expect(stored?.passwordHash).toBe(`scrypt$attempt${winner}`)
-        }))
+        })
+      )
     })
 
     describe("PreferencesStore", () => {
@@ -128,7 +136,8 @@ export const runStoreContract = (name: string, storeLayer: Layer.Layer<StoreServ
           expect(created.updatedAt).toEqual(at(1))
           const again = yield* getOrCreate(userId, at(2))
           expect(again).toEqual(created)
-        }))
+        })
+      )
 
       it.effect("concurrent first accesses of one user create one record", () =>
         Effect.gen(function* () {
@@ -138,14 +147,16 @@ export const runStoreContract = (name: string, storeLayer: Layer.Layer<StoreServ
             { concurrency: "unbounded" }
           )
           expect(new Set(records.map((record) => record.id)).size).toBe(1)
-        }))
+        })
+      )
 
       it.effect("record ids are distinct per user and increase in order of creation", () =>
         Effect.gen(function* () {
           const first = yield* getOrCreate(freshUser(), at(1))
           const second = yield* getOrCreate(freshUser(), at(1))
           expect(second.id).toBeGreaterThan(first.id)
-        }))
+        })
+      )
 
       it.effect("update creates the record when missing; createdAt = updatedAt even when the change sets values", () =>
         Effect.gen(function* () {
@@ -159,7 +170,8 @@ export const runStoreContract = (name: string, storeLayer: Layer.Layer<StoreServ
           expect(stored.createdAt).toEqual(at(3))
           expect(stored.updatedAt).toEqual(at(3))
           expect(yield* getOrCreate(userId, at(4))).toEqual(stored)
-        }))
+        })
+      )
 
       it.effect("update persists a changed record and keeps id and createdAt", () =>
         Effect.gen(function* () {
@@ -168,7 +180,8 @@ export const runStoreContract = (name: string, storeLayer: Layer.Layer<StoreServ
           const stored = yield* update(userId, at(5), (current) => ({ ...current, mfaEnabled: true, updatedAt: at(5) }))
           expect(stored).toEqual({ ...created, mfaEnabled: true, updatedAt: at(5) })
           expect(yield* getOrCreate(userId, at(6))).toEqual(stored)
-        }))
+        })
+      )
 
       it.effect("update that returns the same record changes nothing (updatedAt stays)", () =>
         Effect.gen(function* () {
@@ -177,7 +190,8 @@ export const runStoreContract = (name: string, storeLayer: Layer.Layer<StoreServ
           const unchanged = yield* update(userId, at(9), (current) => current)
           expect(unchanged).toEqual(created)
           expect(yield* getOrCreate(userId, at(10))).toEqual(created)
-        }))
+        })
+      )
 
       it.effect("concurrent updates of one user serialise: none is lost", () =>
         Effect.gen(function* () {
@@ -197,14 +211,16 @@ export const runStoreContract = (name: string, storeLayer: Layer.Layer<StoreServ
           yield* Effect.all([...increments, ...others], { concurrency: "unbounded", discard: true })
           const final = yield* getOrCreate(userId, at(3))
           expect(final).toMatchObject({ timezone: 750, language: "de-CH", mfaEnabled: true, updatedAt: at(2) })
-        }))
+        })
+      )
     })
 
     describe("PaymentMethods", () => {
       it.effect("listByUser of a user with no methods is empty", () =>
         Effect.gen(function* () {
           expect(yield* listByUser(freshUser())).toEqual([])
-        }))
+        })
+      )
 
       it.effect("listByUser orders by id in code-point order (not locale order)", () =>
         Effect.gen(function* () {
@@ -214,7 +230,8 @@ export const runStoreContract = (name: string, storeLayer: Layer.Layer<StoreServ
           yield* loadSeed({ payment_methods: ids.map((id) => ({ id, user_id: userId })) })
           const listed = (yield* listByUser(userId)).map((method) => method.id)
           expect(listed).toEqual(["-", "0", "B", "_", "a"].map((suffix) => prefix + suffix))
-        }))
+        })
+      )
 
       it.effect("seeded methods belong to their user and start non-default unless seeded as default", () =>
         Effect.gen(function* () {
@@ -224,7 +241,8 @@ export const runStoreContract = (name: string, storeLayer: Layer.Layer<StoreServ
             [...ids].sort().map((id) => [id, userId, id === ids[1]])
           )
           for (const method of listed) expect(method.updatedAt).toEqual(method.createdAt)
-        }))
+        })
+      )
 
       it.effect("setDefault on an unknown id is NotFound", () =>
         Effect.gen(function* () {
@@ -232,7 +250,8 @@ export const runStoreContract = (name: string, storeLayer: Layer.Layer<StoreServ
           const error = yield* Effect.flip(setDefault(userId, freshMethodId(), at(1)))
           expect(error).toBeInstanceOf(NotFound)
           expect(error).toMatchObject({ _tag: "NotFound", resource: "payment_method" })
-        }))
+        })
+      )
 
       it.effect("setDefault on another user's method is NotFound and leaves it untouched", () =>
         Effect.gen(function* () {
@@ -244,7 +263,8 @@ export const runStoreContract = (name: string, storeLayer: Layer.Layer<StoreServ
           expect(error).toMatchObject({ _tag: "NotFound" })
           expect(yield* listByUser(owner.userId)).toEqual(before)
           expect(defaultsOf(yield* listByUser(intruder.userId))).toEqual([])
-        }))
+        })
+      )
 
       it.effect("setDefault moves the default; both changed methods get updatedAt = now, others are untouched", () =>
         Effect.gen(function* () {
@@ -257,19 +277,23 @@ export const runStoreContract = (name: string, storeLayer: Layer.Layer<StoreServ
           expect(after.get(chosenId)).toEqual(chosen)
           expect(after.get(previousId)).toEqual({ ...before.get(previousId), isDefault: false, updatedAt: at(20) })
           expect(after.get(bystanderId)).toEqual(before.get(bystanderId))
-        }))
+        })
+      )
 
-      it.effect("setDefault never moves updatedAt backwards: an earlier instant than the stored one keeps the stored one", () =>
-        Effect.gen(function* () {
-          const { userId, ids } = yield* seedUserWithMethods(2)
-          const [firstId, secondId] = [nth(ids, 0), nth(ids, 1)]
-          expect((yield* setDefault(userId, firstId, at(40))).updatedAt).toEqual(at(40))
-          // A call whose instant was taken before the previous one finished (it waited for the store's lock).
-          const chosen = yield* setDefault(userId, secondId, at(35))
-          expect(chosen).toMatchObject({ id: secondId, isDefault: true, updatedAt: at(35) })
-          const previous = (yield* listByUser(userId)).find((method) => method.id === firstId)
-          expect(previous).toMatchObject({ isDefault: false, updatedAt: at(40) })
-        }))
+      it.effect(
+        "setDefault never moves updatedAt backwards: an earlier instant than the stored one keeps the stored one",
+        () =>
+          Effect.gen(function* () {
+            const { userId, ids } = yield* seedUserWithMethods(2)
+            const [firstId, secondId] = [nth(ids, 0), nth(ids, 1)]
+            expect((yield* setDefault(userId, firstId, at(40))).updatedAt).toEqual(at(40))
+            // A call whose instant was taken before the previous one finished (it waited for the store's lock).
+            const chosen = yield* setDefault(userId, secondId, at(35))
+            expect(chosen).toMatchObject({ id: secondId, isDefault: true, updatedAt: at(35) })
+            const previous = (yield* listByUser(userId)).find((method) => method.id === firstId)
+            expect(previous).toMatchObject({ isDefault: false, updatedAt: at(40) })
+          })
+      )
 
       it.effect("setDefault is idempotent: the same method, the same updatedAt", () =>
         Effect.gen(function* () {
@@ -280,7 +304,8 @@ export const runStoreContract = (name: string, storeLayer: Layer.Layer<StoreServ
           expect(second).toEqual(first)
           expect(second.updatedAt).toEqual(at(30))
           expect(defaultsOf(yield* listByUser(userId))).toEqual([first])
-        }))
+        })
+      )
 
       it.effect("at most one default at every instant under 200 concurrent setDefault calls", () =>
         Effect.gen(function* () {
@@ -297,14 +322,17 @@ export const runStoreContract = (name: string, storeLayer: Layer.Layer<StoreServ
             })
           )
           // Interleave readers between writers so reads land while writes are in flight.
-          const interleaved = writers.flatMap((writer, index) => (index % 2 === 0 ? [writer, nth(readers, index / 2)] : [writer]))
+          const interleaved = writers.flatMap((writer, index) =>
+            index % 2 === 0 ? [writer, nth(readers, index / 2)] : [writer]
+          )
           yield* Effect.all(interleaved, { concurrency: "unbounded", discard: true })
           expect(observed).toHaveLength(100)
           expect(observed.filter((count) => count > 1)).toEqual([])
           const final = yield* listByUser(userId)
           expect(final).toHaveLength(10)
           expect(defaultsOf(final)).toHaveLength(1)
-        }))
+        })
+      )
     })
 
     describe("seeds", () => {
@@ -323,7 +351,8 @@ export const runStoreContract = (name: string, storeLayer: Layer.Layer<StoreServ
           const listed = yield* listByUser(userId)
           expect(yield* loadSeed(seed)).toEqual({ credentialsAdded: 0, paymentMethodsAdded: 0 })
           expect(yield* listByUser(userId)).toEqual(listed)
-        }))
+        })
+      )
 
       it.effect("a seed never changes an existing row (what the API changed survives a reload)", () =>
         Effect.gen(function* () {
@@ -341,7 +370,8 @@ export const runStoreContract = (name: string, storeLayer: Layer.Layer<StoreServ
           expect(yield* loadSeed(seed)).toEqual({ credentialsAdded: 0, paymentMethodsAdded: 0 })
           expect(yield* listByUser(userId)).toEqual(changed)
           expect(defaultsOf(changed).map((method) => method.id)).toEqual([second])
-        }))
+        })
+      )
 
       it.effect("a seeded id that another user already has is left with its owner", () =>
         Effect.gen(function* () {
@@ -354,7 +384,8 @@ export const runStoreContract = (name: string, storeLayer: Layer.Layer<StoreServ
           })
           expect(yield* listByUser(other)).toEqual([])
           expect((yield* listByUser(owner.userId)).map((method) => method.id)).toEqual([id])
-        }))
+        })
+      )
 
       it.effect("a seeded default keeps one default per user: an existing default stays", () =>
         Effect.gen(function* () {
@@ -367,7 +398,8 @@ export const runStoreContract = (name: string, storeLayer: Layer.Layer<StoreServ
           const listed = yield* listByUser(userId)
           expect(listed).toHaveLength(2)
           expect(defaultsOf(listed).map((method) => method.id)).toEqual(ids)
-        }))
+        })
+      )
 
       it.effect("two defaults for one user in one seed still leave exactly one default", () =>
         Effect.gen(function* () {
@@ -381,7 +413,8 @@ export const runStoreContract = (name: string, storeLayer: Layer.Layer<StoreServ
           const listed = yield* listByUser(userId)
           expect(listed).toHaveLength(2)
           expect(defaultsOf(listed)).toHaveLength(1)
-        }))
+        })
+      )
     })
 
     describe("Authenticator", () => {
@@ -391,7 +424,8 @@ export const runStoreContract = (name: string, storeLayer: Layer.Layer<StoreServ
           const token = freshToken()
           yield* loadSeed({ users: [{ id: userId, token }] })
           expect(yield* authenticate(token)).toMatchObject({ _tag: "User", userId })
-        }))
+        })
+      )
 
       it.effect("a client's token resolves to that client", () =>
         Effect.gen(function* () {
@@ -399,7 +433,8 @@ export const runStoreContract = (name: string, storeLayer: Layer.Layer<StoreServ
           const token = freshToken()
           yield* loadSeed({ clients: [{ id: clientId, token }] })
           expect(yield* authenticate(token)).toMatchObject({ _tag: "Client", clientId })
-        }))
+        })
+      )
 
       it.effect("an unknown token is Unauthenticated(invalid_token)", () =>
         Effect.gen(function* () {
@@ -410,7 +445,8 @@ export const runStoreContract = (name: string, storeLayer: Layer.Layer<StoreServ
             expect(error).toBeInstanceOf(Unauthenticated)
             expect(error).toMatchObject({ _tag: "Unauthenticated", reason: "invalid_token" })
           }
-        }))
+        })
+      )
 
       it.effect("a second token for a known user is added; the first keeps working", () =>
         Effect.gen(function* () {
@@ -423,17 +459,22 @@ export const runStoreContract = (name: string, storeLayer: Layer.Layer<StoreServ
           })
           expect(yield* authenticate(first)).toMatchObject({ _tag: "User", userId })
           expect(yield* authenticate(second)).toMatchObject({ _tag: "User", userId })
-        }))
+        })
+      )
 
       it.effect("a token already known is left as it is, even when a seed names another principal", () =>
         Effect.gen(function* () {
           const userId = freshUser()
           const token = freshToken()
           yield* loadSeed({ users: [{ id: userId, token }] })
-          const report = yield* loadSeed({ users: [{ id: freshUser(), token }], clients: [{ id: unique("client"), token }] })
+          const report = yield* loadSeed({
+            users: [{ id: freshUser(), token }],
+            clients: [{ id: unique("client"), token }]
+          })
           expect(report).toEqual({ credentialsAdded: 0, paymentMethodsAdded: 0 })
           expect(yield* authenticate(token)).toMatchObject({ _tag: "User", userId })
-        }))
+        })
+      )
     })
   })
 }

@@ -5,7 +5,10 @@ import { refusesConnections, startWith, type StartAdapter } from "@accord/confor
 import { describe, expect, it } from "@effect/vitest"
 import { connect, type Socket } from "node:net"
 
-const seed = { users: [{ id: "drain_user", token: "drain-token" }], payment_methods: [{ id: "pm_drain", user_id: "drain_user" }] }
+const seed = {
+  users: [{ id: "drain_user", token: "drain-token" }],
+  payment_methods: [{ id: "pm_drain", user_id: "drain_user" }]
+}
 
 /** A raw client connection that records what arrives and when the server closes it. */
 const open = async (baseUrl: string) => {
@@ -34,7 +37,8 @@ const open = async (baseUrl: string) => {
 /** Lets the server's event loop take in what was just written before the test goes on. */
 const settle = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 50))
 
-const setDefault = "PUT /api/payments/v1/payment-methods/pm_drain/ HTTP/1.1\r\nHost: drain\r\nAuthorization: Bearer drain-token\r\n"
+const setDefault =
+  "PUT /api/payments/v1/payment-methods/pm_drain/ HTTP/1.1\r\nHost: drain\r\nAuthorization: Bearer drain-token\r\n"
 
 describe.each<readonly [string, StartAdapter]>([
   ["koa", startKoaServer],

@@ -28,7 +28,10 @@ describe("fuzz findings", () => {
   const fixture = makeFuzzFixture("fuzz-findings")
   const servers: Array<readonly [string, RunningServer]> = []
   beforeAll(async () => {
-    servers.push(["koa", await startWith(startKoaServer)(fixture.seed)], ["fastify", await startWith(startFastifyServer)(fixture.seed)])
+    servers.push(
+      ["koa", await startWith(startKoaServer)(fixture.seed)],
+      ["fastify", await startWith(startFastifyServer)(fixture.seed)]
+    )
   })
   afterAll(async () => {
     await Promise.all(servers.map(([, server]) => server.close()))
@@ -79,21 +82,59 @@ describe("the fuzz's checks catch what they claim to", () => {
     headers: { ...headers, ...extra },
     body: Buffer.from(typeof body === "string" ? body : JSON.stringify(body))
   })
-  const problem = { type: "about:blank", title: "Internal Server Error", status: 500, detail: "An unexpected error occurred.", code: "internal" }
+  const problem = {
+    type: "about:blank",
+    title: "Internal Server Error",
+    status: 500,
+    detail: "An unexpected error occurred.",
+    code: "internal"
+  }
   const problemType = { "content-type": "application/problem+json; charset=utf-8" }
 
   it("a conforming answer passes", () => {
-    expect(checkResponse(fixture, planEntry, response(201, { email: "a@example.com", password: "********" }))).toEqual([])
+    expect(checkResponse(fixture, planEntry, response(201, { email: "a@example.com", password: "********" }))).toEqual(
+      []
+    )
   })
 
   it.each([
     ["a 500", response(500, problem, problemType), /status 500|a 500/],
-    ["a stack trace", response(400, { ...problem, status: 400, title: "Bad Request", code: "invalid_json", detail: "at parse (/work/main/x.ts:1:2)" }, problemType), /internal detail/],
+    [
+      "a stack trace",
+      response(
+        400,
+        {
+          ...problem,
+          status: 400,
+          title: "Bad Request",
+          code: "invalid_json",
+          detail: "at parse (/work/main/x.ts:1:2)"
+        },
+        problemType
+      ),
+      /internal detail/
+    ],
     ["the password reflected", response(201, { email: "a@example.com", password }), /password/],
-    ["a missing nosniff", response(201, { email: "a@example.com", password: "********" }, { "x-content-type-options": "" }), /X-Content-Type-Options/],
-    ["a request id not echoed", response(201, { email: "a@example.com", password: "********" }, { "x-request-id": "other" }), /X-Request-Id/],
-    ["an extra problem key", response(400, { ...problem, status: 400, title: "Bad Request", code: "invalid_json", stack: "x" }, problemType), /keys/],
-    ["a code of another status", response(400, { ...problem, status: 400, title: "Bad Request", code: "not_found" }, problemType), /does not belong/]
+    [
+      "a missing nosniff",
+      response(201, { email: "a@example.com", password: "********" }, { "x-content-type-options": "" }),
+      /X-Content-Type-Options/
+    ],
+    [
+      "a request id not echoed",
+      response(201, { email: "a@example.com", password: "********" }, { "x-request-id": "other" }),
+      /X-Request-Id/
+    ],
+    [
+      "an extra problem key",
+      response(400, { ...problem, status: 400, title: "Bad Request", code: "invalid_json", stack: "x" }, problemType),
+      /keys/
+    ],
+    [
+      "a code of another status",
+      response(400, { ...problem, status: 400, title: "Bad Request", code: "not_found" }, problemType),
+      /does not belong/
+    ]
   ] as const)("%s is a violation", (_name, answer, pattern) => {
     expect(checkResponse(fixture, planEntry, answer).join("\n")).toMatch(pattern)
   })

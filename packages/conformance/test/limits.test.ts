@@ -136,14 +136,20 @@ describe.each<readonly [string, StartAdapter]>([
     expect((await send(limited.url, { method: "PUT", path: preferences, headers, body: body(64) })).status).toBe(200)
     const over = await send(limited.url, { method: "PUT", path: preferences, headers, body: body(65) })
     expect(over.status).toBe(413)
-    expect(JSON.parse(over.body.toString())).toMatchObject({ code: "payload_too_large", detail: "The body is larger than 64 bytes." })
+    expect(JSON.parse(over.body.toString())).toMatchObject({
+      code: "payload_too_large",
+      detail: "The body is larger than 64 bytes."
+    })
   })
 
   it("request timeout: headers sent, body stalled: 408 request_timeout once requestTimeoutMs has passed", async () => {
     const started = performance.now()
     const stalled = await exchange(
       limited.url,
-      request("PUT /api/users/v1/preferences/language/ HTTP/1.1", `Authorization: Bearer ${USER}\r\nContent-Type: application/json\r\nContent-Length: 20\r\n`) + "{",
+      request(
+        "PUT /api/users/v1/preferences/language/ HTTP/1.1",
+        `Authorization: Bearer ${USER}\r\nContent-Type: application/json\r\nContent-Length: 20\r\n`
+      ) + "{",
       5000
     )
     const waited = performance.now() - started

@@ -47,7 +47,11 @@ describe("lint: architecture boundaries", () => {
     it.each(["process.env.HOME", 'Buffer.from("x")', "__dirname", 'require("fs")', "global", "setImmediate(() => 0)"])(
       "refuses the Node global in %s outside src/node",
       async (expression) => {
-        await expectRule("packages/core/src/domain/x.ts", `export const value = ${expression}\n`, "no-restricted-globals")
+        await expectRule(
+          "packages/core/src/domain/x.ts",
+          `export const value = ${expression}\n`,
+          "no-restricted-globals"
+        )
       }
     )
 
@@ -63,18 +67,23 @@ describe("lint: architecture boundaries", () => {
         "packages/core/src/node/x.ts",
         'import { createHash } from "node:crypto"\nexport const digest = createHash("sha256").update(Buffer.from(process.argv.join())).digest("hex")\n'
       )
-      await expectRule("packages/core/src/node/x.ts", 'import Koa from "koa"\nexport const app = new Koa()\n', "no-restricted-imports")
+      await expectRule(
+        "packages/core/src/node/x.ts",
+        'import Koa from "koa"\nexport const app = new Koa()\n',
+        "no-restricted-imports"
+      )
     })
   })
 
   describe("adapters", () => {
-    it.each(['import { MemoryStoreLive } from "@accord/store-memory"', 'import { makePgStore } from "@accord/store-postgres"', 'import { start } from "@accord/server"'])(
-      "refuse %s",
-      async (code) => {
-        await expectRule("packages/adapter-koa/src/x.ts", `${code}\n`, "no-restricted-imports")
-        await expectRule("packages/adapter-fastify/src/x.ts", `${code}\n`, "no-restricted-imports")
-      }
-    )
+    it.each([
+      'import { MemoryStoreLive } from "@accord/store-memory"',
+      'import { makePgStore } from "@accord/store-postgres"',
+      'import { start } from "@accord/server"'
+    ])("refuse %s", async (code) => {
+      await expectRule("packages/adapter-koa/src/x.ts", `${code}\n`, "no-restricted-imports")
+      await expectRule("packages/adapter-fastify/src/x.ts", `${code}\n`, "no-restricted-imports")
+    })
 
     it("may import core and their own framework", async () => {
       await expectClean(
@@ -85,13 +94,15 @@ describe("lint: architecture boundaries", () => {
   })
 
   describe("stores", () => {
-    it.each(['import { koaRouter } from "@accord/adapter-koa"', 'import { start } from "@accord/server"', 'import Koa from "koa"', 'import Fastify from "fastify"'])(
-      "refuse %s",
-      async (code) => {
-        await expectRule("packages/store-memory/src/x.ts", `${code}\n`, "no-restricted-imports")
-        await expectRule("packages/store-postgres/src/x.ts", `${code}\n`, "no-restricted-imports")
-      }
-    )
+    it.each([
+      'import { koaRouter } from "@accord/adapter-koa"',
+      'import { start } from "@accord/server"',
+      'import Koa from "koa"',
+      'import Fastify from "fastify"'
+    ])("refuse %s", async (code) => {
+      await expectRule("packages/store-memory/src/x.ts", `${code}\n`, "no-restricted-imports")
+      await expectRule("packages/store-postgres/src/x.ts", `${code}\n`, "no-restricted-imports")
+    })
 
     it("may import core, node builtins and their driver", async () => {
       await expectClean(
@@ -103,12 +114,24 @@ describe("lint: architecture boundaries", () => {
 
   describe("type safety rules", () => {
     it("refuses any", async () => {
-      await expectRule("packages/server/src/x.ts", "export const value: any = 1\n", "@typescript-eslint/no-explicit-any")
+      await expectRule(
+        "packages/server/src/x.ts",
+        "export const value: any = 1\n",
+        "@typescript-eslint/no-explicit-any"
+      )
     })
 
     it("refuses @ts-ignore and @ts-expect-error", async () => {
-      await expectRule("packages/server/src/x.ts", "// @ts-ignore\nexport const value = 1\n", "@typescript-eslint/ban-ts-comment")
-      await expectRule("packages/server/src/x.ts", "// @ts-expect-error\nexport const value = 1\n", "@typescript-eslint/ban-ts-comment")
+      await expectRule(
+        "packages/server/src/x.ts",
+        "// @ts-ignore\nexport const value = 1\n",
+        "@typescript-eslint/ban-ts-comment"
+      )
+      await expectRule(
+        "packages/server/src/x.ts",
+        "// @ts-expect-error\nexport const value = 1\n",
+        "@typescript-eslint/ban-ts-comment"
+      )
     })
   })
 })

@@ -16,7 +16,10 @@ describe("adapter parity: Koa and Fastify", () => {
 
   beforeAll(async () => {
     // Two separate memory stores seeded alike: the corpus is replayable, so each answer depends only on earlier ones.
-    const started = await Promise.all([startWith(startKoaServer)(fixture.seed), startWith(startFastifyServer)(fixture.seed)])
+    const started = await Promise.all([
+      startWith(startKoaServer)(fixture.seed),
+      startWith(startFastifyServer)(fixture.seed)
+    ])
     servers.push(...started)
     koa = started[0].url
     fastify = started[1].url
@@ -38,29 +41,69 @@ describe("adapter parity: Koa and Fastify", () => {
   const request = (head: string, body = ""): string => `${head}\r\nHost: parity\r\nX-Request-Id: parity-wire\r\n${body}`
   const auth = `Authorization: Bearer ${fixture.user.token}\r\n`
   const wireCases = [
-    ["two GETs on one keep-alive connection", request("GET /api/health HTTP/1.1", "\r\n") + request("GET /api/health HTTP/1.1", "\r\n")],
+    [
+      "two GETs on one keep-alive connection",
+      request("GET /api/health HTTP/1.1", "\r\n") + request("GET /api/health HTTP/1.1", "\r\n")
+    ],
     ["HEAD: headers of GET, no Content-Length, no body", request("HEAD /api/openapi.json HTTP/1.1", "\r\n")],
-    ["OPTIONS: 204 without Content-Type or Content-Length", request("OPTIONS /api/users/v1/preferences/language/ HTTP/1.1", "\r\n")],
+    [
+      "OPTIONS: 204 without Content-Type or Content-Length",
+      request("OPTIONS /api/users/v1/preferences/language/ HTTP/1.1", "\r\n")
+    ],
     ["405 with Allow", request("DELETE /api/health HTTP/1.1", "\r\n")],
     ["a method Fastify does not route by default", request("PROPFIND /api/health HTTP/1.1", "\r\n")],
-    ["404 outside the prefix, JSON body the host parser would choke on", request("POST /elsewhere HTTP/1.1", "Content-Type: application/json\r\nContent-Length: 5\r\n\r\n{bad}")],
-    ["a Content-Type Fastify cannot parse, unauthenticated: 401 first", request("PUT /api/users/v1/preferences/language/ HTTP/1.1", "Content-Type: nonsense\r\nContent-Length: 2\r\n\r\n{}")],
-    ["a Content-Type Fastify cannot parse, authenticated: the core's 415", request("PUT /api/users/v1/preferences/language/ HTTP/1.1", `${auth}Content-Type: nonsense\r\nContent-Length: 2\r\n\r\n{}`)],
+    [
+      "404 outside the prefix, JSON body the host parser would choke on",
+      request("POST /elsewhere HTTP/1.1", "Content-Type: application/json\r\nContent-Length: 5\r\n\r\n{bad}")
+    ],
+    [
+      "a Content-Type Fastify cannot parse, unauthenticated: 401 first",
+      request(
+        "PUT /api/users/v1/preferences/language/ HTTP/1.1",
+        "Content-Type: nonsense\r\nContent-Length: 2\r\n\r\n{}"
+      )
+    ],
+    [
+      "a Content-Type Fastify cannot parse, authenticated: the core's 415",
+      request(
+        "PUT /api/users/v1/preferences/language/ HTTP/1.1",
+        `${auth}Content-Type: nonsense\r\nContent-Length: 2\r\n\r\n{}`
+      )
+    ],
     ["a path find-my-way cannot decode", request("PUT /api/payments/v1/payment-methods/%zz/ HTTP/1.1", `${auth}\r\n`)],
-    ["a 101-character payment method id", request(`PUT /api/payments/v1/payment-methods/${"a".repeat(101)}/ HTTP/1.1`, `${auth}\r\n`)],
+    [
+      "a 101-character payment method id",
+      request(`PUT /api/payments/v1/payment-methods/${"a".repeat(101)}/ HTTP/1.1`, `${auth}\r\n`)
+    ],
     ["absolute-form request target", request("GET http://parity/api/health?x=1 HTTP/1.1", "\r\n")],
     ["HTTP/1.0", request("GET /api/health HTTP/1.0", "\r\n")],
-    ["413 by declared length: answered at once, connection closed", request("PUT /api/users/v1/preferences/language/ HTTP/1.1", `${auth}Content-Type: application/json\r\nContent-Length: 1000000\r\n\r\n{"a":`)],
-    ["413 while reading a chunked body: connection closed", request("PUT /api/users/v1/preferences/language/ HTTP/1.1", `${auth}Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n4e20\r\n${" ".repeat(20_000)}\r\n`)],
+    [
+      "413 by declared length: answered at once, connection closed",
+      request(
+        "PUT /api/users/v1/preferences/language/ HTTP/1.1",
+        `${auth}Content-Type: application/json\r\nContent-Length: 1000000\r\n\r\n{"a":`
+      )
+    ],
+    [
+      "413 while reading a chunked body: connection closed",
+      request(
+        "PUT /api/users/v1/preferences/language/ HTTP/1.1",
+        `${auth}Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n4e20\r\n${" ".repeat(20_000)}\r\n`
+      )
+    ],
     ["malformed HTTP", "NOT HTTP\r\n\r\n"],
     ["headers over Node's limit", request("GET /api/health HTTP/1.1", `X-Big: ${"a".repeat(20_000)}\r\n\r\n`)]
   ] as const
-  const wireRequest = (name: (typeof wireCases)[number][0]): string => wireCases.find(([caseName]) => caseName === name)?.[1] ?? ""
+  const wireRequest = (name: (typeof wireCases)[number][0]): string =>
+    wireCases.find(([caseName]) => caseName === name)?.[1] ?? ""
 
   it.each(wireCases)("on the wire: %s", async (_name, bytes) => {
     const [fromKoa, fromFastify] = await Promise.all([exchange(koa, bytes), exchange(fastify, bytes)])
     expect(fromKoa.wire).toMatch(/^HTTP\/1\.1 \d{3} /)
-    expect({ ...fromFastify, wire: withoutDate(fromFastify.wire) }).toEqual({ ...fromKoa, wire: withoutDate(fromKoa.wire) })
+    expect({ ...fromFastify, wire: withoutDate(fromFastify.wire) }).toEqual({
+      ...fromKoa,
+      wire: withoutDate(fromKoa.wire)
+    })
   })
 
   it("on the wire: the shapes that differ by default are the core's (204 and HEAD bare, 413 closes)", async () => {
@@ -76,7 +119,9 @@ describe("adapter parity: Koa and Fastify", () => {
     expect(refused.wire).toMatch(/^Connection: close\r\n/m)
     expect(refused.closed).toBe(true)
     const unparsable = await exchange(fastify, wireRequest("malformed HTTP"))
-    expect(unparsable.wire).toMatch(/^HTTP\/1\.1 400 Bad Request\r\ncontent-type: application\/problem\+json; charset=utf-8\r\n/)
+    expect(unparsable.wire).toMatch(
+      /^HTTP\/1\.1 400 Bad Request\r\ncontent-type: application\/problem\+json; charset=utf-8\r\n/
+    )
     expect(unparsable.wire).toMatch(/^Connection: close\r\n\r\n\{.*"code":"bad_request"\}$/m)
     const oversized = await exchange(fastify, wireRequest("headers over Node's limit"))
     expect(oversized.wire).toMatch(/^HTTP\/1\.1 431 Request Header Fields Too Large\r\n/)

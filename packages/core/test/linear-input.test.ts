@@ -13,13 +13,18 @@ const trimByPattern = (value: string): string => value.replace(/^[\t\n\f\r ]+|[\
 describe("patterns applied to client input are linear (docs/SECURITY.md, quadratic email trim)", () => {
   it("trimAsciiWhitespace trims what the pattern trimmed, and only ASCII whitespace", () => {
     const text = fc.string({ unit: fc.constantFrom(" ", "\t", "\n", "\f", "\r", "\u00a0", "\u2003", "a", "@", ".") })
-    fc.assert(fc.property(text, (value) => trimAsciiWhitespace(value) === trimByPattern(value)), { numRuns: 2000 })
+    fc.assert(
+      fc.property(text, (value) => trimAsciiWhitespace(value) === trimByPattern(value)),
+      { numRuns: 2000 }
+    )
     expect(trimAsciiWhitespace("\u00a0 a \u00a0")).toBe("\u00a0 a \u00a0")
   })
 
   it("decodes an email holding 1 MB of inner whitespace at once (a quadratic trim cannot finish in the time-out)", () => {
     // In a child process with a time-out: a quadratic trim blocks its thread, which no in-process time-out can stop.
-    execFileSync(process.execPath, [join(repoRoot, "node_modules/typescript/bin/tsc"), "-b", "packages/core"], { cwd: repoRoot })
+    execFileSync(process.execPath, [join(repoRoot, "node_modules/typescript/bin/tsc"), "-b", "packages/core"], {
+      cwd: repoRoot
+    })
     const script = `
       import { Effect } from "effect"
       import { decoderFor, PlanEntryBody } from "@accord/core"
@@ -31,6 +36,8 @@ describe("patterns applied to client input are linear (docs/SECURITY.md, quadrat
       timeout: 10_000,
       encoding: "utf8"
     })
-    expect(JSON.parse(output)).toEqual([{ pointer: "/email", code: "too_long", detail: "must be at most 254 characters" }])
+    expect(JSON.parse(output)).toEqual([
+      { pointer: "/email", code: "too_long", detail: "must be at most 254 characters" }
+    ])
   })
 })

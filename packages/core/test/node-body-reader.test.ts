@@ -93,7 +93,11 @@ interface Seen {
  * microtask after the request arrived, as the Node adapters do; resolves with what it saw per request and the raw
  * answers.
  */
-const exchange = async (writes: ReadonlyArray<string>, pauseMs = 0, consume?: (request: IncomingMessage) => void): Promise<{ seen: Array<Seen>; answers: string }> => {
+const exchange = async (
+  writes: ReadonlyArray<string>,
+  pauseMs = 0,
+  consume?: (request: IncomingMessage) => void
+): Promise<{ seen: Array<Seen>; answers: string }> => {
   const seen: Array<Seen> = []
   const server = createServer((request, response) => {
     consume?.(request)
@@ -133,7 +137,9 @@ describe("nodeBodyNow", () => {
     const split = put('{"a":1}')
     const late = await exchange([split.slice(0, -3), split.slice(-3)], 20)
     expect(late.seen).toEqual([{ now: undefined, fullyReceived: false }])
-    const chunked = await exchange(["PUT /x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n"])
+    const chunked = await exchange([
+      "PUT /x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n"
+    ])
     expect(chunked.seen.map(({ now }) => now)).toEqual([undefined])
   })
 

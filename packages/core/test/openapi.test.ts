@@ -6,7 +6,10 @@ import { apiRoutes, makeOpenApiDocument } from "@accord/core"
 interface Doc {
   readonly openapi: string
   readonly servers: ReadonlyArray<{ readonly url: string }>
-  readonly paths: Record<string, Record<string, { security: ReadonlyArray<unknown>; responses: Record<string, unknown> }>>
+  readonly paths: Record<
+    string,
+    Record<string, { security: ReadonlyArray<unknown>; responses: Record<string, unknown> }>
+  >
   readonly components: { readonly schemas: Record<string, Record<string, unknown>> }
 }
 
@@ -20,7 +23,9 @@ describe("OpenAPI document", () => {
 
   it("is a valid OpenAPI 3.1 document according to a real validator", async () => {
     const validator = new Validator()
-    const result = await validator.validate(structuredClone(document) as unknown as Parameters<Validator["validate"]>[0])
+    const result = await validator.validate(
+      structuredClone(document) as unknown as Parameters<Validator["validate"]>[0]
+    )
     expect(result.errors ?? []).toEqual([])
     expect(result.valid).toBe(true)
     expect(validator.version).toBe("3.1")
@@ -28,8 +33,12 @@ describe("OpenAPI document", () => {
 
   it("lists every route of the table with its methods, and the /api server", () => {
     expect(document.servers).toEqual([{ url: "/api" }])
-    const fromTable = apiRoutes.flatMap((route) => route.operations.map((op) => `${op.method.toLowerCase()} ${route.path}`))
-    const fromDocument = Object.entries(document.paths).flatMap(([path, ops]) => Object.keys(ops).map((m) => `${m} ${path}`))
+    const fromTable = apiRoutes.flatMap((route) =>
+      route.operations.map((op) => `${op.method.toLowerCase()} ${route.path}`)
+    )
+    const fromDocument = Object.entries(document.paths).flatMap(([path, ops]) =>
+      Object.keys(ops).map((m) => `${m} ${path}`)
+    )
     expect(fromDocument.sort()).toEqual(fromTable.sort())
     expect(Object.keys(document.paths)).toContain("/payments/v1/payment-methods/{id}/")
   })

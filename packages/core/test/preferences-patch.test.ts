@@ -18,7 +18,11 @@ describe("applyPatch (docs/api.md, Resources: updated_at)", () => {
 
   it("never moves updatedAt backwards: an instant taken before the stored write keeps the stored one", () => {
     // docs/SECURITY.md, "updated_at goes backwards": the instant is taken before the store's lock.
-    expect(applyPatch(stored, { timezone: TimezoneOffset.make(60) }, at(5))).toEqual({ ...stored, timezone: 60, updatedAt: at(10) })
+    expect(applyPatch(stored, { timezone: TimezoneOffset.make(60) }, at(5))).toEqual({
+      ...stored,
+      timezone: 60,
+      updatedAt: at(10)
+    })
   })
 
   it("returns the same record when nothing changes", () => {

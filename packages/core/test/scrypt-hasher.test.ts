@@ -14,14 +14,16 @@ describe("scrypt hasher", () => {
       expect(hash).not.toContain(Redacted.value(secret))
       expect(yield* hasher.verify(secret, hash)).toBe(true)
       expect(yield* hasher.verify(Redacted.make("correct horse battery!"), hash)).toBe(false)
-    }).pipe(Effect.provide(ScryptPasswordHasherLive(testScryptCost))))
+    }).pipe(Effect.provide(ScryptPasswordHasherLive(testScryptCost)))
+  )
 
   it.effect("salts every hash", () =>
     Effect.gen(function* () {
       const hasher = yield* PasswordHasher
       const [one, two] = yield* Effect.all([hasher.hash(secret), hasher.hash(secret)])
       expect(one).not.toBe(two)
-    }).pipe(Effect.provide(ScryptPasswordHasherLive(testScryptCost))))
+    }).pipe(Effect.provide(ScryptPasswordHasherLive(testScryptCost)))
+  )
 
   it.effect("a malformed stored hash never verifies", () =>
     Effect.gen(function* () {
@@ -29,12 +31,20 @@ describe("scrypt hasher", () => {
       for (const stored of ["", "plain", "bcrypt$x$y", "scrypt$1024$8$1$c2FsdA=="]) {
         expect(yield* hasher.verify(secret, PasswordHash.make(stored))).toBe(false)
       }
-    }).pipe(Effect.provide(ScryptPasswordHasherLive(testScryptCost))))
+    }).pipe(Effect.provide(ScryptPasswordHasherLive(testScryptCost)))
+  )
 
   it.effect("bounded: with 1 running and 1 queued, a third concurrent hash is refused with hashing_saturated", () =>
     Effect.gen(function* () {
       // A slower cost than the tests' usual one keeps the first hash running while the other two arrive.
-      const hasher = yield* makeScryptHasher({ N: 2 ** 14, r: 8, p: 1, maxConcurrent: 1, maxQueued: 1, retryAfterSeconds: 3 })
+      const hasher = yield* makeScryptHasher({
+        N: 2 ** 14,
+        r: 8,
+        p: 1,
+        maxConcurrent: 1,
+        maxQueued: 1,
+        retryAfterSeconds: 3
+      })
       const attempt = Effect.result(hasher.hash(secret))
       const outcomes = yield* Effect.all([attempt, attempt, attempt], { concurrency: "unbounded" })
       const refused = outcomes.filter(Result.isFailure).map((outcome) => outcome.failure)
@@ -44,16 +54,21 @@ describe("scrypt hasher", () => {
       expect(refused[0]).toMatchObject({ reason: "hashing_saturated", retryAfterSeconds: 3 })
       // The slots are given back: once the burst is over, hashing works again.
       expect(yield* Effect.result(hasher.hash(secret))).toSatisfy(Result.isSuccess)
-    }))
+    })
+  )
 
   it.effect("verify shares the same bound as hash", () =>
     Effect.gen(function* () {
       const cheap = yield* makeScryptHasher(testScryptCost)
       const hash = yield* cheap.hash(secret)
       const hasher = yield* makeScryptHasher({ N: 2 ** 14, r: 8, p: 1, maxConcurrent: 1, maxQueued: 0 })
-      const outcomes = yield* Effect.all([Effect.result(hasher.hash(secret)), Effect.result(hasher.verify(secret, hash))], {
-        concurrency: "unbounded"
-      })
+      const outcomes = yield* Effect.all(
+        [Effect.result(hasher.hash(secret)), Effect.result(hasher.verify(secret, hash))],
+        {
+          concurrency: "unbounded"
+        }
+      )
       expect(outcomes.map((outcome) => outcome._tag)).toEqual(["Success", "Failure"])
-    }))
+    })
+  )
 })

@@ -8,7 +8,11 @@ describe("tokenDigest and digestsEqual", () => {
 
   it("digests a token as lower-case SHA-256 hex of its UTF-8 bytes", () => {
     expect(digest).toBe(createHash("sha256").update("a-token", "utf8").digest("hex"))
-    expect(tokenDigest("é")).toBe(createHash("sha256").update(Buffer.from([0xc3, 0xa9])).digest("hex"))
+    expect(tokenDigest("é")).toBe(
+      createHash("sha256")
+        .update(Buffer.from([0xc3, 0xa9]))
+        .digest("hex")
+    )
   })
 
   it("is true only for the same digest", () => {

@@ -113,7 +113,10 @@ describe("email", () => {
   it("any valid address decodes trimmed, with the domain lower-cased and the local part kept", () => {
     fc.assert(
       fc.property(whitespace, local, domain, whitespace, (before, localPart, domainPart, after) => {
-        const decoded = decodeSync(decodePlanEntry, { email: `${before}${localPart}@${domainPart}${after}`, password: "12345678" })
+        const decoded = decodeSync(decodePlanEntry, {
+          email: `${before}${localPart}@${domainPart}${after}`,
+          password: "12345678"
+        })
         const expected = `${localPart}@${domainPart.toLowerCase()}`
         expect(Result.isSuccess(decoded) && decoded.success.email).toBe(expected)
         if (Result.isSuccess(decoded)) expect(emailKey(decoded.success.email)).toBe(expected.toLowerCase())
@@ -126,7 +129,9 @@ describe("email", () => {
     const broken = fc.oneof(
       fc.tuple(local, domain).map(([localPart, domainPart]) => `${localPart}..x@${domainPart}`),
       fc.tuple(local, domain).map(([localPart, domainPart]) => `${localPart}${domainPart}`),
-      fc.tuple(local, domain, fc.integer({ min: 0, max: 999 })).map(([localPart, domainPart, tld]) => `${localPart}@${domainPart}.${tld}`)
+      fc
+        .tuple(local, domain, fc.integer({ min: 0, max: 999 }))
+        .map(([localPart, domainPart, tld]) => `${localPart}@${domainPart}.${tld}`)
     )
     fc.assert(
       fc.property(broken, (email) => {
@@ -162,9 +167,12 @@ describe("language", () => {
       fc.property(fc.oneof(tag, fc.string({ maxLength: 40 })), (language) => {
         const expected = canonical(language)
         const outcome = decodeSync(decodePreferences, { language })
-        if (language.length === 0) expect(outcomeOf(decodePreferences, { language })).toEqual([["/language", "too_short"]])
-        else if (language.length > 35) expect(outcomeOf(decodePreferences, { language })).toEqual([["/language", "too_long"]])
-        else if (expected === undefined) expect(outcomeOf(decodePreferences, { language })).toEqual([["/language", "invalid_format"]])
+        if (language.length === 0)
+          expect(outcomeOf(decodePreferences, { language })).toEqual([["/language", "too_short"]])
+        else if (language.length > 35)
+          expect(outcomeOf(decodePreferences, { language })).toEqual([["/language", "too_long"]])
+        else if (expected === undefined)
+          expect(outcomeOf(decodePreferences, { language })).toEqual([["/language", "invalid_format"]])
         else expect(Result.isSuccess(outcome) && outcome.success.language).toBe(expected)
       }),
       { numRuns: 1000 }
@@ -203,7 +211,9 @@ describe("decode never throws", () => {
 
   for (const [name, decode, fields] of bodies) {
     // Objects whose keys are mostly the real fields, so the generated values reach every field rule.
-    const objectWithFields = fc.dictionary(fc.oneof(fc.constantFrom(...fields), fc.string()), fc.jsonValue(), { maxKeys: 8 })
+    const objectWithFields = fc.dictionary(fc.oneof(fc.constantFrom(...fields), fc.string()), fc.jsonValue(), {
+      maxKeys: 8
+    })
 
     it(`${name}: any JSON value gives a value or a ValidationError with sorted, unique pointers and known codes`, () => {
       fc.assert(
@@ -246,9 +256,9 @@ describe("unknown fields", () => {
       ["/zone", "unknown_field"]
     ])
     expect(outcomeOf(decodeSetDefault, { is_default: true, extra: 1 })).toEqual([["/extra", "unknown_field"]])
-    expect(outcomeOf(decodePlanEntry, { email: "a@example.com", password: "correct horse battery", role: "admin" })).toEqual([
-      ["/role", "unknown_field"]
-    ])
+    expect(
+      outcomeOf(decodePlanEntry, { email: "a@example.com", password: "correct horse battery", role: "admin" })
+    ).toEqual([["/role", "unknown_field"]])
   })
 
   it("are refused at any depth of a struct that nests one (Schema's own check)", () => {

@@ -306,7 +306,8 @@ export const parseConfig = (
   // Node refuses a headers timeout above the request timeout; the default one yields to a shorter request timeout.
   const { requestTimeoutMs } = rest
   const headersTimeoutMs =
-    headersTimeoutGiven ?? (requestTimeoutMs > 0 ? Math.min(defaultConfig.headersTimeoutMs, requestTimeoutMs) : defaultConfig.headersTimeoutMs)
+    headersTimeoutGiven ??
+    (requestTimeoutMs > 0 ? Math.min(defaultConfig.headersTimeoutMs, requestTimeoutMs) : defaultConfig.headersTimeoutMs)
   if (requestTimeoutMs > 0 && headersTimeoutMs > requestTimeoutMs) {
     throw new ConfigError(
       `${describeOption("headersTimeoutMs")} must not exceed ${describeOption("requestTimeoutMs")} (${headersTimeoutMs} > ${requestTimeoutMs})`
@@ -332,7 +333,9 @@ export const parseConfig = (
       ...(seedFile === undefined ? {} : { seedFile }),
       ...(jwt === undefined ? {} : { jwt }),
       ...(rateLimitCapacity !== undefined &&
-        rateLimitRefillPerSecond !== undefined && { rateLimit: { capacity: rateLimitCapacity, refillPerSecond: rateLimitRefillPerSecond } }),
+        rateLimitRefillPerSecond !== undefined && {
+          rateLimit: { capacity: rateLimitCapacity, refillPerSecond: rateLimitRefillPerSecond }
+        }),
       headersTimeoutMs,
       scrypt: { N: scryptN, r: scryptR, p: scryptP },
       hashing: { maxConcurrent: scryptMaxConcurrent, maxQueued: scryptMaxQueued }

@@ -26,7 +26,10 @@ export const redactPaths: ReadonlyArray<string> = [
  * JSON lines on stderr, so stdout carries only the "listening on" line. The destination buffers (async writes);
  * `flushLogger` empties it before the process exits.
  */
-export const createLogger = (level: LogLevel, destination: DestinationStream = pino.destination({ dest: 2, sync: false })): Logger =>
+export const createLogger = (
+  level: LogLevel,
+  destination: DestinationStream = pino.destination({ dest: 2, sync: false })
+): Logger =>
   pino(
     {
       name: "accord",
@@ -51,7 +54,13 @@ export const flushLogger = (logger: Logger): Promise<void> =>
 export const requestLogging = (logger: Logger): Pick<HttpHandlerOptions, "onResponse" | "onInternalError"> => ({
   onResponse: (log: RequestLog) => {
     // `route` is null rather than absent when nothing matched, so every line has the same keys.
-    const line = { requestId: log.requestId, method: log.method, route: log.route ?? null, status: log.status, durationMs: log.durationMs }
+    const line = {
+      requestId: log.requestId,
+      method: log.method,
+      route: log.route ?? null,
+      status: log.status,
+      durationMs: log.durationMs
+    }
     if (log.status >= 500) logger.warn(line, "request")
     else logger.info(line, "request")
   },

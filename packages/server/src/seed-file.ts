@@ -93,7 +93,8 @@ export const seedProblems = (seed: Seed): ReadonlyArray<string> => {
     const where = `payment_methods[${index}]`
     const first = methodAt.get(method.id)
     if (first === undefined) methodAt.set(method.id, index)
-    else problems.push(`${where}.id: "${method.id}" is already payment_methods[${first}].id (ids are unique across users)`)
+    else
+      problems.push(`${where}.id: "${method.id}" is already payment_methods[${first}].id (ids are unique across users)`)
     if (!users.has(method.user_id)) {
       problems.push(`${where}.user_id: user "${method.user_id}" is not listed in "users"`)
     }
@@ -125,7 +126,9 @@ export const parseSeed = (text: string, path: string): Seed => {
     // The core's flattening reports field, rule and detail but never the offending value (effect's own formatters
     // quote it, tokens included).
     const issues = toValidationError(decoded.failure.issue).issues
-    throw fail(["invalid content", ...issues.map((issue) => `  ${fieldName(issue.pointer)}: ${detailOf(issue)}`)].join("\n"))
+    throw fail(
+      ["invalid content", ...issues.map((issue) => `  ${fieldName(issue.pointer)}: ${detailOf(issue)}`)].join("\n")
+    )
   }
   const problems = seedProblems(decoded.success)
   if (problems.length > 0) throw fail(["invalid content", ...problems.map((problem) => `  ${problem}`)].join("\n"))

@@ -1,6 +1,14 @@
 import { Cause, Effect, Exit, Layer, ManagedRuntime, Redacted } from "effect"
 import type { Logger } from "pino"
-import { StoreAdmin, Unavailable, type AccordRuntime, type RunningServer, type Seed, type StandaloneServerOptions, type StoreServices } from "@accord/core"
+import {
+  StoreAdmin,
+  Unavailable,
+  type AccordRuntime,
+  type RunningServer,
+  type Seed,
+  type StandaloneServerOptions,
+  type StoreServices
+} from "@accord/core"
 import { loadDocsAssets, productionScryptCost, ScryptPasswordHasherLive } from "@accord/core/node"
 import { startFastifyServer } from "@accord/adapter-fastify"
 import { startKoaServer } from "@accord/adapter-koa"
@@ -63,7 +71,8 @@ const describe = (failure: unknown, depth = 0): string => {
   }
   if (error instanceof Error) {
     if (error.message === "" && error.cause !== undefined) return describe(error.cause, depth + 1)
-    const code = "code" in error && typeof error.code === "string" && !error.message.includes(error.code) ? ` (${error.code})` : ""
+    const code =
+      "code" in error && typeof error.code === "string" && !error.message.includes(error.code) ? ` (${error.code})` : ""
     return `${error.message === "" ? error.name : error.message}${code}`
   }
   return String(error)
@@ -88,7 +97,11 @@ export const startAccord = async (config: AccordConfig, options: StartOptions = 
   // Read before anything is built: a bad seed file stops the start without touching the store.
   const seed: Seed | undefined = config.seedFile === undefined ? undefined : await readSeedFile(config.seedFile)
 
-  if (config.scrypt.N < productionScryptCost.N || config.scrypt.r < productionScryptCost.r || config.scrypt.p < productionScryptCost.p) {
+  if (
+    config.scrypt.N < productionScryptCost.N ||
+    config.scrypt.r < productionScryptCost.r ||
+    config.scrypt.p < productionScryptCost.p
+  ) {
     logger.warn({ scrypt: config.scrypt }, "scrypt cost is below the production default (N=32768, r=8, p=3)")
   }
 
@@ -98,9 +111,17 @@ export const startAccord = async (config: AccordConfig, options: StartOptions = 
   let server: RunningServer
   try {
     // The first run builds the layer: an unreachable database fails here, before the port is taken.
-    await runOrThrow(runtime, Effect.flatMap(StoreAdmin, (admin) => admin.ping), `cannot start the ${config.store} store`)
+    await runOrThrow(
+      runtime,
+      Effect.flatMap(StoreAdmin, (admin) => admin.ping),
+      `cannot start the ${config.store} store`
+    )
     if (seed !== undefined) {
-      const report = await runOrThrow(runtime, Effect.flatMap(StoreAdmin, (admin) => admin.loadSeed(seed)), "cannot load the seed")
+      const report = await runOrThrow(
+        runtime,
+        Effect.flatMap(StoreAdmin, (admin) => admin.loadSeed(seed)),
+        "cannot load the seed"
+      )
       logger.info({ seedFile: config.seedFile, ...report }, "seed loaded")
     }
     server = await servers[config.adapter]({
@@ -123,7 +144,10 @@ export const startAccord = async (config: AccordConfig, options: StartOptions = 
     await runtime.dispose()
     throw error
   }
-  logger.info({ adapter: config.adapter, store: config.store, auth: config.auth, url: server.url, node: process.version }, "listening")
+  logger.info(
+    { adapter: config.adapter, store: config.store, auth: config.auth, url: server.url, node: process.version },
+    "listening"
+  )
 
   let closing: Promise<void> | undefined
   const close = () =>

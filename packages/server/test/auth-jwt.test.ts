@@ -2,7 +2,16 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Redacted } from "effect"
 import { SignJWT, type JWTPayload } from "jose"
 import { ConfigError, createLogger, parseConfig, startAccord, type AccordConfig } from "../src/index.js"
-import { bearer, buildServer, CLIENT_TOKEN, makeTempDir, spawnCli, stopped, testSeed, USER_TOKEN } from "./cli-helpers.js"
+import {
+  bearer,
+  buildServer,
+  CLIENT_TOKEN,
+  makeTempDir,
+  spawnCli,
+  stopped,
+  testSeed,
+  USER_TOKEN
+} from "./cli-helpers.js"
 
 const SECRET = "server-jwt-test-secret-0d6f2b9e41a7c3"
 const ISSUER = "https://login.example.test"
@@ -50,7 +59,11 @@ describe("parseConfig with --auth", () => {
       const parsed = parseConfig(argv, env)
       if (parsed._tag !== "Run") throw new Error("expected a config")
       expect(parsed.config.auth).toBe("jwt")
-      expect(parsed.config.jwt).toMatchObject({ issuer: ISSUER, audience: AUDIENCE, client: { claim: "client_id", scope: "accord:client" } })
+      expect(parsed.config.jwt).toMatchObject({
+        issuer: ISSUER,
+        audience: AUDIENCE,
+        client: { claim: "client_id", scope: "accord:client" }
+      })
       expect(JSON.stringify(parsed.config)).not.toContain(SECRET)
       const key = parsed.config.jwt?.key
       expect(key !== undefined && "secret" in key && Redacted.isRedacted(key.secret)).toBe(true)
@@ -59,13 +72,33 @@ describe("parseConfig with --auth", () => {
 
   it.each([
     ["no key", { JWT_ISSUER: ISSUER, JWT_AUDIENCE: AUDIENCE }, "needs JWT_SECRET (HMAC) or JWKS_URL"],
-    ["a secret and a JWKS URL", { ...jwtEnv, JWKS_URL: "https://login.example.test/jwks.json" }, "set either JWT_SECRET or JWKS_URL, not both"],
+    [
+      "a secret and a JWKS URL",
+      { ...jwtEnv, JWKS_URL: "https://login.example.test/jwks.json" },
+      "set either JWT_SECRET or JWKS_URL, not both"
+    ],
     ["no issuer", { JWT_SECRET: SECRET, JWT_AUDIENCE: AUDIENCE }, "JWT_ISSUER is required"],
     ["no audience", { JWT_SECRET: SECRET, JWT_ISSUER: ISSUER }, "JWT_AUDIENCE is required"],
-    ["a short secret", { ...jwtEnv, JWT_SECRET: "too-short-secret-7c1" }, "JWT_SECRET: the JWT secret must be at least 32 bytes (it has 20)"],
-    ["an RSA algorithm with a secret", { ...jwtEnv, JWT_ALGORITHMS: "RS256" }, "JWT_ALGORITHMS: JWT algorithm(s) RS256 cannot be used with a secret"],
-    ["a bad clock tolerance", { ...jwtEnv, JWT_CLOCK_TOLERANCE_S: "soon" }, "JWT_CLOCK_TOLERANCE_S must be a whole number of seconds"],
-    ["a plain-http JWKS URL", { JWKS_URL: "http://login.example.test/jwks.json", JWT_ISSUER: ISSUER, JWT_AUDIENCE: AUDIENCE }, "JWKS_URL: the JWKS URL must use https"]
+    [
+      "a short secret",
+      { ...jwtEnv, JWT_SECRET: "too-short-secret-7c1" },
+      "JWT_SECRET: the JWT secret must be at least 32 bytes (it has 20)"
+    ],
+    [
+      "an RSA algorithm with a secret",
+      { ...jwtEnv, JWT_ALGORITHMS: "RS256" },
+      "JWT_ALGORITHMS: JWT algorithm(s) RS256 cannot be used with a secret"
+    ],
+    [
+      "a bad clock tolerance",
+      { ...jwtEnv, JWT_CLOCK_TOLERANCE_S: "soon" },
+      "JWT_CLOCK_TOLERANCE_S must be a whole number of seconds"
+    ],
+    [
+      "a plain-http JWKS URL",
+      { JWKS_URL: "http://login.example.test/jwks.json", JWT_ISSUER: ISSUER, JWT_AUDIENCE: AUDIENCE },
+      "JWKS_URL: the JWKS URL must use https"
+    ]
   ])("refuses --auth jwt with %s, naming the problem and never the secret", (_label, env, message) => {
     const error = configError(["--auth", "jwt"], env)
     expect(error.exitCode).toBe(2)
@@ -89,7 +122,10 @@ const checkJwtAnswers = async (url: string) => {
   // A user token: the seeded payment methods load for its `sub`.
   const list = await fetch(`${api(url)}/payments/v1/payment-methods/`, { headers: bearer(userToken) })
   expect(list.status).toBe(200)
-  expect(((await list.json()) as { data: Array<{ id: string }> }).data.map((method) => method.id)).toEqual(["pm_1", "pm_2"])
+  expect(((await list.json()) as { data: Array<{ id: string }> }).data.map((method) => method.id)).toEqual([
+    "pm_1",
+    "pm_2"
+  ])
 
   // A client token: fine for public plan entries, 403 on a user route.
   const plan = await fetch(`${api(url)}/plans/v1/subscription-plans/public/`, {
@@ -129,11 +165,17 @@ afterAll(() => temp.cleanup())
 
 describe("--auth jwt", () => {
   it("in process (koa): users by `sub`, clients by scope, every bad token 401 invalid_token", async () => {
-    const parsed = parseConfig(["--auth", "jwt", "--adapter", "koa", "--port", "0", "--seed", seedFile], { ...jwtEnv, SCRYPT_N: "1024", SCRYPT_P: "1" })
+    const parsed = parseConfig(["--auth", "jwt", "--adapter", "koa", "--port", "0", "--seed", seedFile], {
+      ...jwtEnv,
+      SCRYPT_N: "1024",
+      SCRYPT_P: "1"
+    })
     if (parsed._tag !== "Run") throw new Error("expected a config")
     const config: AccordConfig = parsed.config
     const lines: Array<string> = []
-    const accord = await startAccord(config, { logger: createLogger("info", { write: (line: string) => void lines.push(line) }) })
+    const accord = await startAccord(config, {
+      logger: createLogger("info", { write: (line: string) => void lines.push(line) })
+    })
     try {
       await checkJwtAnswers(accord.url)
     } finally {
@@ -152,8 +194,16 @@ describe("--auth jwt", () => {
   })
 
   it.each([
-    ["a short secret", { ...jwtEnv, JWT_SECRET: "short-but-secret-9f3e" }, "JWT_SECRET: the JWT secret must be at least 32 bytes"],
-    ["a secret and a JWKS URL", { ...jwtEnv, JWKS_URL: "https://login.example.test/jwks.json" }, "set either JWT_SECRET or JWKS_URL, not both"],
+    [
+      "a short secret",
+      { ...jwtEnv, JWT_SECRET: "short-but-secret-9f3e" },
+      "JWT_SECRET: the JWT secret must be at least 32 bytes"
+    ],
+    [
+      "a secret and a JWKS URL",
+      { ...jwtEnv, JWKS_URL: "https://login.example.test/jwks.json" },
+      "set either JWT_SECRET or JWKS_URL, not both"
+    ],
     ["no audience", { JWT_SECRET: SECRET, JWT_ISSUER: ISSUER }, "JWT_AUDIENCE is required"]
   ])("exits 2 on %s without printing the secret", async (_label, env, message) => {
     const cli = spawnCli(["--auth", "jwt", "--port", "0"], env)

@@ -162,7 +162,12 @@ export const spawnCli = (args: ReadonlyArray<string>, env: Record<string, string
     listening,
     logged: (message) =>
       waitFor(
-        () => (err.split("\n").some((line) => line.startsWith("{") && (JSON.parse(line) as { msg?: unknown }).msg === message) ? true : undefined),
+        () =>
+          err
+            .split("\n")
+            .some((line) => line.startsWith("{") && (JSON.parse(line) as { msg?: unknown }).msg === message)
+            ? true
+            : undefined,
         `it logged "${message}"`
       ).then(() => undefined),
     logLines

@@ -37,7 +37,9 @@ describe.each(["fastify", "koa"] as const)("accord CLI with --adapter %s", (adap
     expect(health.status).toBe(200)
     expect(await health.json()).toEqual({ status: "ok" })
 
-    const list = await fetch(`${api}/payments/v1/payment-methods/`, { headers: { ...bearer(USER_TOKEN), "x-request-id": "cli-list-1" } })
+    const list = await fetch(`${api}/payments/v1/payment-methods/`, {
+      headers: { ...bearer(USER_TOKEN), "x-request-id": "cli-list-1" }
+    })
     expect(list.status).toBe(200)
     const listed = (await list.json()) as { data: Array<{ id: string; is_default: boolean }> }
     expect(listed.data.map((method) => [method.id, method.is_default])).toEqual([
@@ -45,11 +47,17 @@ describe.each(["fastify", "koa"] as const)("accord CLI with --adapter %s", (adap
       ["pm_2", false]
     ])
 
-    const setDefault = await fetch(`${api}/payments/v1/payment-methods/pm_2/`, { method: "PUT", headers: bearer(USER_TOKEN) })
+    const setDefault = await fetch(`${api}/payments/v1/payment-methods/pm_2/`, {
+      method: "PUT",
+      headers: bearer(USER_TOKEN)
+    })
     expect(setDefault.status).toBe(200)
     expect(await setDefault.json()).toMatchObject({ id: "pm_2", is_default: true })
 
-    const othersMethod = await fetch(`${api}/payments/v1/payment-methods/pm_3/`, { method: "PUT", headers: bearer(USER_TOKEN) })
+    const othersMethod = await fetch(`${api}/payments/v1/payment-methods/pm_3/`, {
+      method: "PUT",
+      headers: bearer(USER_TOKEN)
+    })
     expect(othersMethod.status).toBe(404)
 
     const plan = await fetch(`${api}/plans/v1/subscription-plans/public/`, {
@@ -86,7 +94,9 @@ describe.each(["fastify", "koa"] as const)("accord CLI with --adapter %s", (adap
     const requests = lines.filter((line) => line["msg"] === "request")
     expect(requests).toHaveLength(8)
     for (const line of requests) {
-      expect(Object.keys(line)).toEqual(expect.arrayContaining(["requestId", "method", "route", "status", "durationMs"]))
+      expect(Object.keys(line)).toEqual(
+        expect.arrayContaining(["requestId", "method", "route", "status", "durationMs"])
+      )
       expect(typeof line["durationMs"]).toBe("number")
     }
     expect(requests.find((line) => line["requestId"] === "cli-list-1")).toMatchObject({
@@ -95,9 +105,14 @@ describe.each(["fastify", "koa"] as const)("accord CLI with --adapter %s", (adap
       status: 200
     })
     expect(requests.map((line) => line["status"])).toEqual([200, 200, 200, 404, 201, 200, 401, 200])
-    expect(lines.some((line) => line["msg"] === "seed loaded" && line["credentialsAdded"] === 3 && line["paymentMethodsAdded"] === 3)).toBe(true)
+    expect(
+      lines.some(
+        (line) => line["msg"] === "seed loaded" && line["credentialsAdded"] === 3 && line["paymentMethodsAdded"] === 3
+      )
+    ).toBe(true)
 
-    for (const secret of [USER_TOKEN, OTHER_USER_TOKEN, CLIENT_TOKEN, PASSWORD]) expect(cli.stderr()).not.toContain(secret)
+    for (const secret of [USER_TOKEN, OTHER_USER_TOKEN, CLIENT_TOKEN, PASSWORD])
+      expect(cli.stderr()).not.toContain(secret)
   })
 
   it("answers a request on an accepted connection whose body arrives during the drain, then exits 0", async () => {
@@ -139,7 +154,9 @@ describe("accord CLI start-up", () => {
     expect(((await list.json()) as { data: Array<{ id: string }> }).data.map((method) => method.id)).toEqual(["pm_3"])
     expect(await stopped(cli)).toEqual({ code: 0, signal: null })
     // LOG_LEVEL=warn: the low scrypt cost warning, and no request lines.
-    expect(cli.logLines().map((line) => line["msg"])).toEqual(["scrypt cost is below the production default (N=32768, r=8, p=3)"])
+    expect(cli.logLines().map((line) => line["msg"])).toEqual([
+      "scrypt cost is below the production default (N=32768, r=8, p=3)"
+    ])
   })
 
   it("exits 2 naming the problem when the seed file is bad, without printing its tokens", async () => {
@@ -191,7 +208,14 @@ describe("accord CLI start-up", () => {
   })
 
   it("exits 1 when the postgres store cannot be reached, without echoing the URL's password", async () => {
-    const cli = spawnCli(["--port", "0", "--store", "postgres", "--database-url", "postgres://postgres:hunter2-pw@127.0.0.1:1/test"])
+    const cli = spawnCli([
+      "--port",
+      "0",
+      "--store",
+      "postgres",
+      "--database-url",
+      "postgres://postgres:hunter2-pw@127.0.0.1:1/test"
+    ])
     expect(await cli.exited).toEqual({ code: 1, signal: null })
     expect(cli.stderr()).toContain("accord: cannot start the postgres store: store unreachable")
     expect(cli.stderr()).toContain("ECONNREFUSED")

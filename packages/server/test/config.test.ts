@@ -22,7 +22,15 @@ describe("parseConfig", () => {
   it("defaults to fastify on the memory store at 127.0.0.1:3000 with production scrypt cost", () => {
     const config = run([])
     expect(config).toEqual(defaultConfig)
-    expect(config).toMatchObject({ adapter: "fastify", host: "127.0.0.1", port: 3000, store: "memory", drainTimeoutMs: 10_000, bodyLimit: 16_384, logLevel: "info" })
+    expect(config).toMatchObject({
+      adapter: "fastify",
+      host: "127.0.0.1",
+      port: 3000,
+      store: "memory",
+      drainTimeoutMs: 10_000,
+      bodyLimit: 16_384,
+      logLevel: "info"
+    })
     expect(config.scrypt).toEqual({ N: 32768, r: 8, p: 3 })
     expect(config.seedFile).toBeUndefined()
   })
@@ -43,7 +51,17 @@ describe("parseConfig", () => {
       SCRYPT_R: "4",
       SCRYPT_P: "1"
     })
-    expect(config).toMatchObject({ adapter: "koa", host: "0.0.0.0", port: 0, store: "postgres", databaseSchema: "accord_env", seedFile: "seed.json", drainTimeoutMs: 2500, bodyLimit: 1024, logLevel: "debug" })
+    expect(config).toMatchObject({
+      adapter: "koa",
+      host: "0.0.0.0",
+      port: 0,
+      store: "postgres",
+      databaseSchema: "accord_env",
+      seedFile: "seed.json",
+      drainTimeoutMs: 2500,
+      bodyLimit: 1024,
+      logLevel: "debug"
+    })
     expect(config.scrypt).toEqual({ N: 1024, r: 4, p: 1 })
     expect(config.databaseUrl && Redacted.value(config.databaseUrl)).toBe("postgres://postgres@127.0.0.1:5432/test")
   })
@@ -51,7 +69,13 @@ describe("parseConfig", () => {
   it("lets a flag win over the environment, in both --flag value and --flag=value forms", () => {
     const env = { ADAPTER: "koa", PORT: "4000", HOST: "0.0.0.0", SEED_FILE: "env.json", LOG_LEVEL: "debug" }
     const config = run(["--adapter", "fastify", "--port=0", "--seed", "flag.json", "--log-level", "warn"], env)
-    expect(config).toMatchObject({ adapter: "fastify", port: 0, seedFile: "flag.json", logLevel: "warn", host: "0.0.0.0" })
+    expect(config).toMatchObject({
+      adapter: "fastify",
+      port: 0,
+      seedFile: "flag.json",
+      logLevel: "warn",
+      host: "0.0.0.0"
+    })
   })
 
   it("takes --database-schema over DATABASE_SCHEMA, and leaves it unset by default", () => {
@@ -72,22 +96,28 @@ describe("parseConfig", () => {
   })
 
   it.each([
-    [["--port", "abc"], "--port (PORT) must be an integer from 0 to 65535, got \"abc\""],
-    [["--port", "65536"], "--port (PORT) must be an integer from 0 to 65535, got \"65536\""],
-    [["--port=-1"], "--port (PORT) must be an integer from 0 to 65535, got \"-1\""],
+    [["--port", "abc"], '--port (PORT) must be an integer from 0 to 65535, got "abc"'],
+    [["--port", "65536"], '--port (PORT) must be an integer from 0 to 65535, got "65536"'],
+    [["--port=-1"], '--port (PORT) must be an integer from 0 to 65535, got "-1"'],
     [["--port", "-1"], "To specify an option argument starting with a dash use '--port=-XYZ'"],
     [["--port", "30.5"], "--port (PORT) must be an integer"],
     [["--port", "1e3"], "--port (PORT) must be an integer"],
     [["--port", ""], "--port (PORT) must be an integer"],
-    [["--adapter", "express"], "--adapter (ADAPTER) must be one of koa, fastify, got \"express\""],
-    [["--store", "redis"], "--store (STORE) must be one of memory, postgres, got \"redis\""],
+    [["--adapter", "express"], '--adapter (ADAPTER) must be one of koa, fastify, got "express"'],
+    [["--store", "redis"], '--store (STORE) must be one of memory, postgres, got "redis"'],
     [["--log-level", "loud"], "--log-level (LOG_LEVEL) must be one of fatal, error, warn, info, debug, trace, silent"],
     [["--body-limit", "0"], "--body-limit (BODY_LIMIT) must be an integer from 1 to"],
     [["--drain-timeout-ms", "soon"], "--drain-timeout-ms (DRAIN_TIMEOUT_MS) must be an integer"],
     [["--host", ""], "--host (HOST) must not be empty"],
     [["--seed", ""], "--seed (SEED_FILE) must not be empty"],
-    [["--database-schema", "1st"], "--database-schema (DATABASE_SCHEMA) must be 1 to 63 characters of [A-Za-z0-9_], not starting with a digit, got \"1st\""],
-    [["--database-schema", "a\"; DROP SCHEMA public; --"], "--database-schema (DATABASE_SCHEMA) must be 1 to 63 characters"],
+    [
+      ["--database-schema", "1st"],
+      '--database-schema (DATABASE_SCHEMA) must be 1 to 63 characters of [A-Za-z0-9_], not starting with a digit, got "1st"'
+    ],
+    [
+      ["--database-schema", 'a"; DROP SCHEMA public; --'],
+      "--database-schema (DATABASE_SCHEMA) must be 1 to 63 characters"
+    ],
     [["--database-schema", "a".repeat(64)], "--database-schema (DATABASE_SCHEMA) must be 1 to 63 characters"],
     [["--database-schema", ""], "--database-schema (DATABASE_SCHEMA) must be 1 to 63 characters"],
     [["--frobnicate"], "Unknown option '--frobnicate'"],
@@ -100,11 +130,11 @@ describe("parseConfig", () => {
   })
 
   it.each([
-    [{ PORT: "http" }, "--port (PORT) must be an integer from 0 to 65535, got \"http\""],
-    [{ SCRYPT_N: "1000" }, "SCRYPT_N must be a power of two from 2 to 1048576, got \"1000\""],
+    [{ PORT: "http" }, '--port (PORT) must be an integer from 0 to 65535, got "http"'],
+    [{ SCRYPT_N: "1000" }, 'SCRYPT_N must be a power of two from 2 to 1048576, got "1000"'],
     [{ SCRYPT_N: "1" }, "SCRYPT_N must be a power of two"],
-    [{ SCRYPT_R: "0" }, "SCRYPT_R must be an integer from 1 to 32, got \"0\""],
-    [{ SCRYPT_P: "x" }, "SCRYPT_P must be an integer from 1 to 16, got \"x\""],
+    [{ SCRYPT_R: "0" }, 'SCRYPT_R must be an integer from 1 to 32, got "0"'],
+    [{ SCRYPT_P: "x" }, 'SCRYPT_P must be an integer from 1 to 16, got "x"'],
     [{ STORE: "postgres" }, "--database-url (DATABASE_URL) is required with --store postgres"]
   ])("refuses the environment %j with a message naming the problem", (env, message) => {
     expect(configError([], env).message).toContain(message)

@@ -1,7 +1,17 @@
 import { exchange } from "@accord/conformance"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { ConfigError, defaultConfig, parseConfig, type AccordConfig } from "../src/config.js"
-import { bearer, buildServer, CLIENT_TOKEN, makeTempDir, OTHER_USER_TOKEN, spawnCli, stopped, testSeed, USER_TOKEN } from "./cli-helpers.js"
+import {
+  bearer,
+  buildServer,
+  CLIENT_TOKEN,
+  makeTempDir,
+  OTHER_USER_TOKEN,
+  spawnCli,
+  stopped,
+  testSeed,
+  USER_TOKEN
+} from "./cli-helpers.js"
 
 const run = (argv: ReadonlyArray<string>, env: Record<string, string | undefined> = {}): AccordConfig => {
   const parsed = parseConfig(argv, env)
@@ -35,12 +45,18 @@ describe("limit options", () => {
 
   it("reads flags and their environment variables (a flag wins)", () => {
     const flags = [
-      "--max-header-size", "4096",
-      "--max-path-length", "100",
-      "--request-timeout-ms", "500",
-      "--headers-timeout-ms", "200",
-      "--rate-limit-capacity", "5",
-      "--rate-limit-refill-per-second", "0.5"
+      "--max-header-size",
+      "4096",
+      "--max-path-length",
+      "100",
+      "--request-timeout-ms",
+      "500",
+      "--headers-timeout-ms",
+      "200",
+      "--rate-limit-capacity",
+      "5",
+      "--rate-limit-refill-per-second",
+      "0.5"
     ]
     expect(run(flags, { MAX_HEADER_SIZE: "9999", SCRYPT_MAX_CONCURRENT: "1", SCRYPT_MAX_QUEUED: "0" })).toMatchObject({
       maxHeaderSize: 4096,
@@ -82,8 +98,12 @@ describe("limit options", () => {
     expect(refusal(["--rate-limit-capacity", "5", "--rate-limit-refill-per-second", "0"])).toBe(
       '--rate-limit-refill-per-second (RATE_LIMIT_REFILL_PER_SECOND) must be a number above 0 and at most 1000000, got "0"'
     )
-    expect(refusal(["--max-header-size", "100"])).toBe('--max-header-size (MAX_HEADER_SIZE) must be an integer from 1024 to 1048576, got "100"')
-    expect(refusal([], { SCRYPT_MAX_CONCURRENT: "0" })).toBe('SCRYPT_MAX_CONCURRENT must be an integer from 1 to 1024, got "0"')
+    expect(refusal(["--max-header-size", "100"])).toBe(
+      '--max-header-size (MAX_HEADER_SIZE) must be an integer from 1024 to 1048576, got "100"'
+    )
+    expect(refusal([], { SCRYPT_MAX_CONCURRENT: "0" })).toBe(
+      'SCRYPT_MAX_CONCURRENT must be an integer from 1 to 1024, got "0"'
+    )
   })
 })
 
@@ -104,8 +124,27 @@ const codeOf = async (response: Response): Promise<unknown> => ((await response.
 describe.each(["fastify", "koa"] as const)("accord CLI limits with --adapter %s", (adapter) => {
   it("takes every HTTP limit from flags and environment: 431, 414, 413, 408 and 429 problems", async () => {
     const cli = spawnCli(
-      ["--adapter", adapter, "--port", "0", "--seed", seedPath, "--max-header-size", "2048", "--max-path-length", "64", "--body-limit", "64"],
-      { REQUEST_TIMEOUT_MS: "500", HEADERS_TIMEOUT_MS: "300", RATE_LIMIT_CAPACITY: "2", RATE_LIMIT_REFILL_PER_SECOND: "0.2", LOG_LEVEL: "warn" }
+      [
+        "--adapter",
+        adapter,
+        "--port",
+        "0",
+        "--seed",
+        seedPath,
+        "--max-header-size",
+        "2048",
+        "--max-path-length",
+        "64",
+        "--body-limit",
+        "64"
+      ],
+      {
+        REQUEST_TIMEOUT_MS: "500",
+        HEADERS_TIMEOUT_MS: "300",
+        RATE_LIMIT_CAPACITY: "2",
+        RATE_LIMIT_REFILL_PER_SECOND: "0.2",
+        LOG_LEVEL: "warn"
+      }
     )
     const url = await cli.listening
 
@@ -125,13 +164,21 @@ describe.each(["fastify", "koa"] as const)("accord CLI limits with --adapter %s"
     expect(stalled.wire).toContain('"code":"request_timeout"')
 
     const put = (body: string) =>
-      fetch(`${url}${preferences}`, { method: "PUT", headers: { ...bearer(USER_TOKEN), "content-type": "application/json" }, body })
+      fetch(`${url}${preferences}`, {
+        method: "PUT",
+        headers: { ...bearer(USER_TOKEN), "content-type": "application/json" },
+        body
+      })
     const tooLarge = await put(`{"language":"en"${" ".repeat(60)}}`)
     expect([tooLarge.status, await codeOf(tooLarge)]).toEqual([413, "payload_too_large"])
     // The 413 took the first of USER_TOKEN's two tokens.
     expect((await put("{}")).status).toBe(200)
     const limited = await put("{}")
-    expect([limited.status, limited.headers.get("retry-after"), await codeOf(limited)]).toEqual([429, "5", "rate_limited"])
+    expect([limited.status, limited.headers.get("retry-after"), await codeOf(limited)]).toEqual([
+      429,
+      "5",
+      "rate_limited"
+    ])
 
     expect(await stopped(cli)).toEqual({ code: 0, signal: null })
   })

@@ -42,7 +42,8 @@ const everyRoute: ReadonlyArray<RawRequest> = [
   postEntry(`during.${run}@example.com`)
 ]
 
-const body = (res: RawResponse): Record<string, unknown> => JSON.parse(res.body.toString("utf8")) as Record<string, unknown>
+const body = (res: RawResponse): Record<string, unknown> =>
+  JSON.parse(res.body.toString("utf8")) as Record<string, unknown>
 
 /** Polls `check` every 25 ms until it returns true; fails after `timeoutMs` saying what it waited for. */
 const waitUntil = async (what: string, check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> => {
@@ -67,7 +68,9 @@ const expectUnavailable = (label: string, res: RawResponse): void => {
 }
 
 describe.skipIf(databaseUrl === undefined)(
-  databaseUrl === undefined ? `database outage behind a TCP proxy (${skipReason})` : "database outage behind a TCP proxy",
+  databaseUrl === undefined
+    ? `database outage behind a TCP proxy (${skipReason})`
+    : "database outage behind a TCP proxy",
   () => {
     let temp: Awaited<ReturnType<typeof makeTempDir>> | undefined
     let seedFile = ""
@@ -105,7 +108,16 @@ describe.skipIf(databaseUrl === undefined)(
           const call = (request: RawRequest) => send(base, { timeoutMs: 10_000, ...request })
 
           // Acknowledged before the cut.
-          expect((await call({ method: "PUT", path: paths.preferences, headers: asUserJson, body: '{"language":"pt-BR","timezone":60}' })).status).toBe(200)
+          expect(
+            (
+              await call({
+                method: "PUT",
+                path: paths.preferences,
+                headers: asUserJson,
+                body: '{"language":"pt-BR","timezone":60}'
+              })
+            ).status
+          ).toBe(200)
           expect((await call({ method: "PUT", path: paths.paymentMethod(pmB), headers: asUser })).status).toBe(200)
 
           // A writer that keeps creating plan entries across the cut; only 201 and a proper 503 are acceptable.
@@ -130,24 +142,39 @@ describe.skipIf(databaseUrl === undefined)(
 
           await proxy.stop()
           // The pool notices its dead connections within a few ticks; from then on nothing reaches the database.
-          await waitUntil("health reports the outage", async () => (await call({ method: "GET", path: paths.health })).status === 503)
-          for (const request of everyRoute) expectUnavailable(`${request.method} ${request.path} during the cut`, await call(request))
+          await waitUntil(
+            "health reports the outage",
+            async () => (await call({ method: "GET", path: paths.health })).status === 503
+          )
+          for (const request of everyRoute)
+            expectUnavailable(`${request.method} ${request.path} during the cut`, await call(request))
           const acknowledgedDuringCut = acknowledged.length
           await waitUntil("the writer saw the outage", async () => (statuses.get(503) ?? 0) > 0)
 
           const acceptedBefore = proxy.accepted()
           await proxy.start()
-          await waitUntil("health recovers", async () => (await call({ method: "GET", path: paths.health })).status === 200)
+          await waitUntil(
+            "health recovers",
+            async () => (await call({ method: "GET", path: paths.health })).status === 200
+          )
           expect(proxy.accepted(), "the pool opened new connections").toBeGreaterThan(acceptedBefore)
 
           // The same process, never restarted, serves again, with what was acknowledged before the cut.
           const before = await call({ method: "GET", path: paths.paymentMethods, headers: asUser })
-          const defaults = (body(before)["data"] as ReadonlyArray<Record<string, unknown>>).filter((method) => method["is_default"])
+          const defaults = (body(before)["data"] as ReadonlyArray<Record<string, unknown>>).filter(
+            (method) => method["is_default"]
+          )
           expect(defaults.map((method) => method["id"])).toEqual([pmB])
-          expect(body(await call({ method: "GET", path: paths.preferences, headers: asUser }))).toMatchObject({ language: "pt-BR", timezone: 60 })
+          expect(body(await call({ method: "GET", path: paths.preferences, headers: asUser }))).toMatchObject({
+            language: "pt-BR",
+            timezone: 60
+          })
           const responses = await Promise.all(everyRoute.map(call))
           expect(responses.map((res) => res.status)).toEqual([200, 200, 200, 200, 200, 201])
-          await waitUntil("the writer has an acknowledged write after the cut", async () => acknowledged.length > acknowledgedDuringCut)
+          await waitUntil(
+            "the writer has an acknowledged write after the cut",
+            async () => acknowledged.length > acknowledgedDuringCut
+          )
           writing = false
           await writer
           expect(unexpected).toEqual([])
@@ -156,15 +183,17 @@ describe.skipIf(databaseUrl === undefined)(
           // Everything acknowledged is there: through the API, and in the tables.
           const preferences = body(await call({ method: "GET", path: paths.preferences, headers: asUser }))
           expect(preferences).toMatchObject({ language: "pt-BR", timezone: 120 })
-          const methods = body(await call({ method: "GET", path: paths.paymentMethods, headers: asUser }))["data"] as ReadonlyArray<
-            Record<string, unknown>
-          >
+          const methods = body(await call({ method: "GET", path: paths.paymentMethods, headers: asUser }))[
+            "data"
+          ] as ReadonlyArray<Record<string, unknown>>
           expect(methods.map((method) => [method["id"], method["is_default"]])).toEqual([
             [pmA, false],
             [pmB, false],
             [pmC, true]
           ])
-          const stored = await adminQuery(url, `SELECT email FROM "${schema}".plan_entries WHERE email = ANY($1)`, [acknowledged])
+          const stored = await adminQuery(url, `SELECT email FROM "${schema}".plan_entries WHERE email = ANY($1)`, [
+            acknowledged
+          ])
           expect(stored.rows.map((row: { email: string }) => row.email).sort()).toEqual([...acknowledged].sort())
 
           const logged = lines.map((line) => JSON.parse(line) as Record<string, unknown>)

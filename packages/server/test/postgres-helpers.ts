@@ -13,7 +13,11 @@ export const skipReason = "skipped: DATABASE_URL not set"
 export const freshSchema = (): string => `accord_srv_${randomBytes(6).toString("hex")}`
 
 /** Runs one statement on a connection of its own, outside any store (to inspect, or to clean up). */
-export const adminQuery = async (url: string, text: string, params: ReadonlyArray<unknown> = []): Promise<pg.QueryResult> => {
+export const adminQuery = async (
+  url: string,
+  text: string,
+  params: ReadonlyArray<unknown> = []
+): Promise<pg.QueryResult> => {
   const client = new pg.Client({ connectionString: url })
   await client.connect()
   try {

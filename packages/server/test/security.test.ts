@@ -21,7 +21,16 @@ import { makeScryptHasher, ScryptPasswordHasherLive, testScryptCost } from "@acc
 import { MemoryStoreLive } from "@accord/store-memory"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, ManagedRuntime, Redacted } from "effect"
-import { ConfigError, createLogger, defaultConfig, parseConfig, readSeedFile, requestLogging, startAccord, type AccordConfig } from "../src/index.js"
+import {
+  ConfigError,
+  createLogger,
+  defaultConfig,
+  parseConfig,
+  readSeedFile,
+  requestLogging,
+  startAccord,
+  type AccordConfig
+} from "../src/index.js"
 import { makeTempDir, repoRoot } from "./cli-helpers.js"
 
 // docs/SECURITY.md: one test (or more) per item of the checklist, named there.
@@ -68,7 +77,11 @@ const runtimeWith = <R extends AccordServices>(override: Layer.Layer<R>): Accord
 const memoryLogger = () => {
   const lines: Array<string> = []
   const logger = createLogger("trace", { write: (line: string) => void lines.push(line) })
-  return { logger, text: () => lines.join(""), entries: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>) }
+  return {
+    logger,
+    text: () => lines.join(""),
+    entries: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>)
+  }
 }
 
 /** Servers of both adapters on one runtime each (fresh memory stores seeded alike). */
@@ -90,7 +103,15 @@ const bothAdapters = (make: () => { runtime: AccordRuntime; options?: Parameters
 }
 
 describe("no password or token in logs", () => {
-  const passwords = ["Pw#log-secret-one", "Pw#log-secret-two", "Pw#7", `Pw#${"y".repeat(126)}`, "Pw#in-broken-json", "Pw#in-text-plain", "Pw#unauthenticated"]
+  const passwords = [
+    "Pw#log-secret-one",
+    "Pw#log-secret-two",
+    "Pw#7",
+    `Pw#${"y".repeat(126)}`,
+    "Pw#in-broken-json",
+    "Pw#in-text-plain",
+    "Pw#unauthenticated"
+  ]
   const unknownToken = "security-unknown.Zz9-never-seeded"
   const malformedToken = "security$malformed-secret"
   const basic = Buffer.from("admin:Pw#basic-secret").toString("base64")
@@ -100,13 +121,48 @@ describe("no password or token in logs", () => {
     { method: "GET", path: list, headers: bearer(tokens.b) },
     { method: "PUT", path: method("pm_a2"), headers: bearer(tokens.a) },
     { method: "PUT", path: method("pm_b1"), headers: bearer(tokens.a) },
-    { method: "POST", path: plan, headers: json(tokens.client), body: JSON.stringify({ email: "log@example.com", password: passwords[0] }) },
-    { method: "POST", path: plan, headers: json(tokens.a), body: JSON.stringify({ email: "LOG@example.com", password: passwords[1] }) },
-    { method: "POST", path: plan, headers: json(tokens.client), body: JSON.stringify({ email: "short@example.com", password: passwords[2] }) },
-    { method: "POST", path: plan, headers: json(tokens.client), body: JSON.stringify({ email: "long@example.com", password: passwords[3] }) },
-    { method: "POST", path: plan, headers: json(tokens.client), body: `{"email":"x@example.com","password":"${passwords[4]}"` },
-    { method: "POST", path: plan, headers: { ...bearer(tokens.client), "Content-Type": "text/plain" }, body: `password=${passwords[5]}` },
-    { method: "POST", path: plan, headers: { "Content-Type": "application/json" }, body: JSON.stringify({ email: "u@example.com", password: passwords[6] }) },
+    {
+      method: "POST",
+      path: plan,
+      headers: json(tokens.client),
+      body: JSON.stringify({ email: "log@example.com", password: passwords[0] })
+    },
+    {
+      method: "POST",
+      path: plan,
+      headers: json(tokens.a),
+      body: JSON.stringify({ email: "LOG@example.com", password: passwords[1] })
+    },
+    {
+      method: "POST",
+      path: plan,
+      headers: json(tokens.client),
+      body: JSON.stringify({ email: "short@example.com", password: passwords[2] })
+    },
+    {
+      method: "POST",
+      path: plan,
+      headers: json(tokens.client),
+      body: JSON.stringify({ email: "long@example.com", password: passwords[3] })
+    },
+    {
+      method: "POST",
+      path: plan,
+      headers: json(tokens.client),
+      body: `{"email":"x@example.com","password":"${passwords[4]}"`
+    },
+    {
+      method: "POST",
+      path: plan,
+      headers: { ...bearer(tokens.client), "Content-Type": "text/plain" },
+      body: `password=${passwords[5]}`
+    },
+    {
+      method: "POST",
+      path: plan,
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ email: "u@example.com", password: passwords[6] })
+    },
     { method: "GET", path: preferences, headers: bearer(unknownToken) },
     { method: "GET", path: preferences, headers: { Authorization: `Token ${malformedToken}` } },
     { method: "GET", path: preferences, headers: { Authorization: `Basic ${basic}` } },
@@ -115,47 +171,137 @@ describe("no password or token in logs", () => {
     { method: "GET", path: `/api/nope/${tokens.b}` }
   ]
 
-  it.each(adapters.map(([name]) => name))("%s through startAccord: the log has every request and no secret", async (adapter) => {
-    const temp = await makeTempDir()
-    try {
-      const seedFile = await temp.write("seed.json", seed)
-      const log = memoryLogger()
-      const config: AccordConfig = { ...defaultConfig, adapter: adapter === "koa" ? "koa" : "fastify", port: 0, logLevel: "trace", scrypt: { N: 1024, r: 8, p: 1 }, seedFile }
-      const accord = await startAccord(config, { logger: log.logger })
-      const requests = traffic()
-      const statuses: Array<number> = []
-      for (const request of requests) statuses.push((await send(accord.url, request)).status)
-      await accord.close()
+  it.each(adapters.map(([name]) => name))(
+    "%s through startAccord: the log has every request and no secret",
+    async (adapter) => {
+      const temp = await makeTempDir()
+      try {
+        const seedFile = await temp.write("seed.json", seed)
+        const log = memoryLogger()
+        const config: AccordConfig = {
+          ...defaultConfig,
+          adapter: adapter === "koa" ? "koa" : "fastify",
+          port: 0,
+          logLevel: "trace",
+          scrypt: { N: 1024, r: 8, p: 1 },
+          seedFile
+        }
+        const accord = await startAccord(config, { logger: log.logger })
+        const requests = traffic()
+        const statuses: Array<number> = []
+        for (const request of requests) statuses.push((await send(accord.url, request)).status)
+        await accord.close()
 
-      // The traffic did reach the logger: one request line each, failures included.
-      const logged = log.entries().filter((entry) => entry["msg"] === "request")
-      expect(logged.map((entry) => entry["status"])).toEqual(statuses)
-      expect(statuses).toEqual(expect.arrayContaining([200, 201, 400, 401, 403, 404, 415]))
+        // The traffic did reach the logger: one request line each, failures included.
+        const logged = log.entries().filter((entry) => entry["msg"] === "request")
+        expect(logged.map((entry) => entry["status"])).toEqual(statuses)
+        expect(statuses).toEqual(expect.arrayContaining([200, 201, 400, 401, 403, 404, 415]))
 
-      const secrets = [...Object.values(tokens), unknownToken, malformedToken, basic, "Pw#basic-secret", ...passwords]
-      const logText = log.text()
-      for (const secret of secrets) {
-        expect(logText, `a secret in the log: ${secret}`).not.toContain(secret)
-        // A digest identifies a credential as well as the token does in a log search; none is logged either.
-        expect(logText).not.toContain(sha256(secret))
+        const secrets = [...Object.values(tokens), unknownToken, malformedToken, basic, "Pw#basic-secret", ...passwords]
+        const logText = log.text()
+        for (const secret of secrets) {
+          expect(logText, `a secret in the log: ${secret}`).not.toContain(secret)
+          // A digest identifies a credential as well as the token does in a log search; none is logged either.
+          expect(logText).not.toContain(sha256(secret))
+        }
+      } finally {
+        await temp.cleanup()
       }
-    } finally {
-      await temp.cleanup()
     }
-  })
+  )
 })
 
 describe("no password in any response", () => {
   const servers = bothAdapters(() => ({ runtime: runtimeWith(Layer.empty) }))
   const cases: ReadonlyArray<readonly [string, string, RawRequest, number]> = [
-    ["a new entry", "Pw#response-new-1", { method: "POST", path: plan, headers: json(tokens.client), body: JSON.stringify({ email: "resp@example.com", password: "Pw#response-new-1" }) }, 201],
-    ["a duplicate", "Pw#response-dup-2", { method: "POST", path: plan, headers: json(tokens.a), body: JSON.stringify({ email: "RESP@example.com", password: "Pw#response-dup-2" }) }, 201],
-    ["too_short", "Pw#shrt", { method: "POST", path: plan, headers: json(tokens.client), body: JSON.stringify({ email: "s@example.com", password: "Pw#shrt" }) }, 400],
-    ["too_long", `Pw#${"z".repeat(126)}`, { method: "POST", path: plan, headers: json(tokens.client), body: JSON.stringify({ email: "l@example.com", password: `Pw#${"z".repeat(126)}` }) }, 400],
-    ["a valid password beside a bad email", "Pw#beside-bad-email", { method: "POST", path: plan, headers: json(tokens.client), body: JSON.stringify({ email: "a..b@example", password: "Pw#beside-bad-email" }) }, 400],
-    ["a valid password beside an unknown field", "Pw#beside-unknown", { method: "POST", path: plan, headers: json(tokens.client), body: JSON.stringify({ email: "u@example.com", password: "Pw#beside-unknown", role: "admin" }) }, 400],
-    ["a password in broken JSON", "Pw#broken-json", { method: "POST", path: plan, headers: json(tokens.client), body: '{"email":"b@example.com","password":"Pw#broken-json"' }, 400],
-    ["a password in a duplicated key", "Pw#dup-key", { method: "POST", path: plan, headers: json(tokens.client), body: '{"email":"d@example.com","password":"Pw#dup-key","password":"Pw#dup-key"}' }, 400]
+    [
+      "a new entry",
+      "Pw#response-new-1",
+      {
+        method: "POST",
+        path: plan,
+        headers: json(tokens.client),
+        body: JSON.stringify({ email: "resp@example.com", password: "Pw#response-new-1" })
+      },
+      201
+    ],
+    [
+      "a duplicate",
+      "Pw#response-dup-2",
+      {
+        method: "POST",
+        path: plan,
+        headers: json(tokens.a),
+        body: JSON.stringify({ email: "RESP@example.com", password: "Pw#response-dup-2" })
+      },
+      201
+    ],
+    [
+      "too_short",
+      "Pw#shrt",
+      {
+        method: "POST",
+        path: plan,
+        headers: json(tokens.client),
+        body: JSON.stringify({ email: "s@example.com", password: "Pw#shrt" })
+      },
+      400
+    ],
+    [
+      "too_long",
+      `Pw#${"z".repeat(126)}`,
+      {
+        method: "POST",
+        path: plan,
+        headers: json(tokens.client),
+        body: JSON.stringify({ email: "l@example.com", password: `Pw#${"z".repeat(126)}` })
+      },
+      400
+    ],
+    [
+      "a valid password beside a bad email",
+      "Pw#beside-bad-email",
+      {
+        method: "POST",
+        path: plan,
+        headers: json(tokens.client),
+        body: JSON.stringify({ email: "a..b@example", password: "Pw#beside-bad-email" })
+      },
+      400
+    ],
+    [
+      "a valid password beside an unknown field",
+      "Pw#beside-unknown",
+      {
+        method: "POST",
+        path: plan,
+        headers: json(tokens.client),
+        body: JSON.stringify({ email: "u@example.com", password: "Pw#beside-unknown", role: "admin" })
+      },
+      400
+    ],
+    [
+      "a password in broken JSON",
+      "Pw#broken-json",
+      {
+        method: "POST",
+        path: plan,
+        headers: json(tokens.client),
+        body: '{"email":"b@example.com","password":"Pw#broken-json"'
+      },
+      400
+    ],
+    [
+      "a password in a duplicated key",
+      "Pw#dup-key",
+      {
+        method: "POST",
+        path: plan,
+        headers: json(tokens.client),
+        body: '{"email":"d@example.com","password":"Pw#dup-key","password":"Pw#dup-key"}'
+      },
+      400
+    ]
   ]
 
   it.each(cases)("%s: the password is in neither the body nor a header", async (_name, password, request, status) => {
@@ -176,7 +322,10 @@ describe("user enumeration: a known email answers exactly like a new one", () =>
   const countingHasher = Layer.effect(
     PasswordHasher,
     Effect.map(makeScryptHasher(testScryptCost), (inner) =>
-      PasswordHasher.of({ hash: (password) => Effect.tap(inner.hash(password), () => Effect.sync(() => void counter.hashes++)), verify: inner.verify })
+      PasswordHasher.of({
+        hash: (password) => Effect.tap(inner.hash(password), () => Effect.sync(() => void counter.hashes++)),
+        verify: inner.verify
+      })
     )
   )
   const servers = bothAdapters(() => ({ runtime: runtimeWith(countingHasher) }))
@@ -186,36 +335,47 @@ describe("user enumeration: a known email answers exactly like a new one", () =>
     return { status: response.status, headers, body: text(response) }
   }
 
-  it.each(adapters.map(([name]) => name))("%s: same status, headers and body; the hasher runs both times; nothing is overwritten", async (adapter) => {
-    const entry = servers.find((candidate) => candidate.name === adapter)
-    if (entry === undefined) throw new Error(`no ${adapter} server`)
-    const { name, server, runtime } = entry
-    const post = (email: string, password: string) =>
-      send(server.url, { method: "POST", path: plan, headers: json(tokens.client), body: JSON.stringify({ email, password }) })
-    const email = `enum.${name}@Example.COM`
-    const before = counter.hashes
-    const fresh = await post(email, "Pw#first-password")
-    const known = await post(email, "Pw#second-password")
-    expect(counter.hashes - before, name).toBe(2)
-    expect(fresh.status, name).toBe(201)
-    expect(comparable(known), name).toEqual(comparable(fresh))
-    // Uniqueness ignores case, and the answer is what a new entry with that address would get.
-    const caseVariant = await post(`ENUM.${name}@example.com`, "Pw#third-password")
-    const newOfTheSameLength = await post(`NEWX.${name}@example.com`, "Pw#fourth-password")
-    expect(counter.hashes - before, name).toBe(4)
-    expect(comparable(caseVariant).headers).toEqual(comparable(newOfTheSameLength).headers)
-    expect(body(caseVariant)).toEqual({ email: `ENUM.${name}@example.com`, password: "********" })
-    // The first password is the one kept.
-    const kept = await runtime.runPromise(
-      Effect.gen(function* () {
-        const stored = yield* (yield* PlanEntries).findByEmailKey(emailKey(Email.make(email)))
-        if (stored === undefined) throw new Error("not stored")
-        const hasher = yield* PasswordHasher
-        return [yield* hasher.verify(Redacted.make("Pw#first-password"), stored.passwordHash), yield* hasher.verify(Redacted.make("Pw#second-password"), stored.passwordHash)]
-      })
-    )
-    expect(kept).toEqual([true, false])
-  })
+  it.each(adapters.map(([name]) => name))(
+    "%s: same status, headers and body; the hasher runs both times; nothing is overwritten",
+    async (adapter) => {
+      const entry = servers.find((candidate) => candidate.name === adapter)
+      if (entry === undefined) throw new Error(`no ${adapter} server`)
+      const { name, server, runtime } = entry
+      const post = (email: string, password: string) =>
+        send(server.url, {
+          method: "POST",
+          path: plan,
+          headers: json(tokens.client),
+          body: JSON.stringify({ email, password })
+        })
+      const email = `enum.${name}@Example.COM`
+      const before = counter.hashes
+      const fresh = await post(email, "Pw#first-password")
+      const known = await post(email, "Pw#second-password")
+      expect(counter.hashes - before, name).toBe(2)
+      expect(fresh.status, name).toBe(201)
+      expect(comparable(known), name).toEqual(comparable(fresh))
+      // Uniqueness ignores case, and the answer is what a new entry with that address would get.
+      const caseVariant = await post(`ENUM.${name}@example.com`, "Pw#third-password")
+      const newOfTheSameLength = await post(`NEWX.${name}@example.com`, "Pw#fourth-password")
+      expect(counter.hashes - before, name).toBe(4)
+      expect(comparable(caseVariant).headers).toEqual(comparable(newOfTheSameLength).headers)
+      expect(body(caseVariant)).toEqual({ email: `ENUM.${name}@example.com`, password: "********" })
+      // The first password is the one kept.
+      const kept = await runtime.runPromise(
+        Effect.gen(function* () {
+          const stored = yield* (yield* PlanEntries).findByEmailKey(emailKey(Email.make(email)))
+          if (stored === undefined) throw new Error("not stored")
+          const hasher = yield* PasswordHasher
+          return [
+            yield* hasher.verify(Redacted.make("Pw#first-password"), stored.passwordHash),
+            yield* hasher.verify(Redacted.make("Pw#second-password"), stored.passwordHash)
+          ]
+        })
+      )
+      expect(kept).toEqual([true, false])
+    }
+  )
 })
 
 describe("BOLA: a user cannot read or change another user's payment methods", () => {
@@ -225,11 +385,20 @@ describe("BOLA: a user cannot read or change another user's payment methods", ()
     for (const { name, server } of servers) {
       const listA = () => send(server.url, { method: "GET", path: list, headers: bearer(tokens.a) })
       const before = text(await listA())
-      const unknown = await send(server.url, { method: "PUT", path: method("pm_does_not_exist"), headers: bearer(tokens.b) })
+      const unknown = await send(server.url, {
+        method: "PUT",
+        path: method("pm_does_not_exist"),
+        headers: bearer(tokens.b)
+      })
       expect(unknown.status, name).toBe(404)
       const attempts: ReadonlyArray<RawRequest> = [
         { method: "PUT", path: method("pm_a2"), headers: bearer(tokens.b) },
-        { method: "PUT", path: "/api/payments/v1/payment-methods/pm_a2", headers: json(tokens.b), body: '{"is_default":true}' },
+        {
+          method: "PUT",
+          path: "/api/payments/v1/payment-methods/pm_a2",
+          headers: json(tokens.b),
+          body: '{"is_default":true}'
+        },
         { method: "PUT", path: method("%70%6D%5F%61%32"), headers: json(tokens.b), body: "{}" },
         { method: "PUT", path: method("pm_a1"), headers: bearer(tokens.b) }
       ]
@@ -248,16 +417,25 @@ describe("BOLA: a user cannot read or change another user's payment methods", ()
 
 describe("mass assignment: only the documented fields are writable", () => {
   const servers = bothAdapters(() => ({ runtime: runtimeWith(Layer.empty) }))
-  const errorsOf = (response: RawResponse) => (body(response) as { errors?: ReadonlyArray<{ pointer: string; code: string }> }).errors?.map(({ pointer, code }) => [pointer, code])
+  const errorsOf = (response: RawResponse) =>
+    (body(response) as { errors?: ReadonlyArray<{ pointer: string; code: string }> }).errors?.map(
+      ({ pointer, code }) => [pointer, code]
+    )
 
   it("read-only id, created_at and updated_at are ignored whatever their values", async () => {
     for (const { name, server } of servers) {
-      const before = body(await send(server.url, { method: "GET", path: preferences, headers: bearer(tokens.a) })) as Record<string, unknown>
+      const before = body(
+        await send(server.url, { method: "GET", path: preferences, headers: bearer(tokens.a) })
+      ) as Record<string, unknown>
       const response = await send(server.url, {
         method: "PUT",
         path: preferences,
         headers: json(tokens.a),
-        body: JSON.stringify({ id: 999_999, created_at: "2000-01-01T00:00:00.000Z", updated_at: "2100-01-01T00:00:00.000Z" })
+        body: JSON.stringify({
+          id: 999_999,
+          created_at: "2000-01-01T00:00:00.000Z",
+          updated_at: "2100-01-01T00:00:00.000Z"
+        })
       })
       expect(response.status, name).toBe(200)
       expect(body(response), name).toEqual(before)
@@ -268,40 +446,66 @@ describe("mass assignment: only the documented fields are writable", () => {
     ["user_id on preferences", preferences, { user_id: "u_sec_b", language: "de" }, [["/user_id", "unknown_field"]]],
     ["is_default on preferences", preferences, { is_default: true }, [["/is_default", "unknown_field"]]],
     ["user_id on set-default", method("pm_a2"), { user_id: "u_sec_b" }, [["/user_id", "unknown_field"]]],
-    ["user_id beside is_default: true", method("pm_a2"), { is_default: true, user_id: "u_sec_b" }, [["/user_id", "unknown_field"]]],
+    [
+      "user_id beside is_default: true",
+      method("pm_a2"),
+      { is_default: true, user_id: "u_sec_b" },
+      [["/user_id", "unknown_field"]]
+    ],
     ["is_default: false", method("pm_a1"), { is_default: false }, [["/is_default", "not_allowed"]]],
-    ["id and created_at on a plan entry", plan, { email: "m@example.com", password: "Pw#mass-assign", id: 1, created_at: "2000-01-01T00:00:00.000Z" }, [["/created_at", "unknown_field"], ["/id", "unknown_field"]]]
-  ] as const)("%s: 400 validation_failed naming the field, and nothing changes", async (_name, path, payload, errors) => {
-    for (const { name, server } of servers) {
-      const snapshot = async () =>
-        [
-          text(await send(server.url, { method: "GET", path: preferences, headers: bearer(tokens.a) })),
-          text(await send(server.url, { method: "GET", path: preferences, headers: bearer(tokens.b) })),
-          text(await send(server.url, { method: "GET", path: list, headers: bearer(tokens.a) })),
-          text(await send(server.url, { method: "GET", path: list, headers: bearer(tokens.b) }))
-        ] as const
-      const before = await snapshot()
-      const response = await send(server.url, { method: path === plan ? "POST" : "PUT", path, headers: json(tokens.a), body: JSON.stringify(payload) })
-      expect(response.status, name).toBe(400)
-      expect(body(response), name).toMatchObject({ code: "validation_failed" })
-      expect(errorsOf(response), name).toEqual(errors)
-      expect(await snapshot(), name).toEqual(before)
+    [
+      "id and created_at on a plan entry",
+      plan,
+      { email: "m@example.com", password: "Pw#mass-assign", id: 1, created_at: "2000-01-01T00:00:00.000Z" },
+      [
+        ["/created_at", "unknown_field"],
+        ["/id", "unknown_field"]
+      ]
+    ]
+  ] as const)(
+    "%s: 400 validation_failed naming the field, and nothing changes",
+    async (_name, path, payload, errors) => {
+      for (const { name, server } of servers) {
+        const snapshot = async () =>
+          [
+            text(await send(server.url, { method: "GET", path: preferences, headers: bearer(tokens.a) })),
+            text(await send(server.url, { method: "GET", path: preferences, headers: bearer(tokens.b) })),
+            text(await send(server.url, { method: "GET", path: list, headers: bearer(tokens.a) })),
+            text(await send(server.url, { method: "GET", path: list, headers: bearer(tokens.b) }))
+          ] as const
+        const before = await snapshot()
+        const response = await send(server.url, {
+          method: path === plan ? "POST" : "PUT",
+          path,
+          headers: json(tokens.a),
+          body: JSON.stringify(payload)
+        })
+        expect(response.status, name).toBe(400)
+        expect(body(response), name).toMatchObject({ code: "validation_failed" })
+        expect(errorsOf(response), name).toEqual(errors)
+        expect(await snapshot(), name).toEqual(before)
+      }
     }
-  })
+  )
 })
 
 describe("no stack trace or internal detail in any answer; a 500 is generic and logged with its request id", () => {
-  const internalMessage = "relation \"payment_methods\" is corrupt (at /work/main/packages/store/secret.ts:42:7)"
+  const internalMessage = 'relation "payment_methods" is corrupt (at /work/main/packages/store/secret.ts:42:7)'
   const defect = () => Effect.die(new Error(internalMessage))
   const failing = Layer.mergeAll(
-    Layer.succeed(PaymentMethods, PaymentMethods.of({ listByUser: defect, setDefault: () => Effect.die("a defect that is not an Error") })),
+    Layer.succeed(
+      PaymentMethods,
+      PaymentMethods.of({ listByUser: defect, setDefault: () => Effect.die("a defect that is not an Error") })
+    ),
     Layer.succeed(
       PreferencesStore,
       PreferencesStore.of({
         getOrCreate: defect,
         update: () =>
           Effect.sync(() => {
-            throw new TypeError("Cannot read properties of undefined (reading 'rows') at /work/main/packages/store/x.ts:7:3")
+            throw new TypeError(
+              "Cannot read properties of undefined (reading 'rows') at /work/main/packages/store/x.ts:7:3"
+            )
           })
       })
     )
@@ -312,26 +516,36 @@ describe("no stack trace or internal detail in any answer; a 500 is generic and 
     logs.push(log)
     return { runtime: runtimeWith(failing), options: requestLogging(log.logger) }
   })
-  const generic = '{"type":"about:blank","title":"Internal Server Error","status":500,"detail":"An unexpected error occurred.","code":"internal"}'
+  const generic =
+    '{"type":"about:blank","title":"Internal Server Error","status":500,"detail":"An unexpected error occurred.","code":"internal"}'
 
   it.each([
     ["a store defect (an Error with a path)", { method: "GET", path: list, headers: bearer(tokens.a) }],
     ["a store defect that is not an Error", { method: "PUT", path: method("pm_a2"), headers: bearer(tokens.a) }],
-    ["an exception thrown inside the store", { method: "PUT", path: preferences, headers: json(tokens.a), body: '{"language":"fr"}' }],
+    [
+      "an exception thrown inside the store",
+      { method: "PUT", path: preferences, headers: json(tokens.a), body: '{"language":"fr"}' }
+    ],
     ["a defect on a HEAD request", { method: "HEAD", path: preferences, headers: bearer(tokens.a) }]
   ] as const)("%s", async (label, request) => {
     for (const [index, { name, server }] of servers.entries()) {
       const requestId = `sec-500-${name}-${label.length}`
-      const response = await send(server.url, { ...request, headers: { ...request.headers, "X-Request-Id": requestId } })
+      const response = await send(server.url, {
+        ...request,
+        headers: { ...request.headers, "X-Request-Id": requestId }
+      })
       expect(response.status, name).toBe(500)
       expect(response.headers["content-type"], name).toBe("application/problem+json; charset=utf-8")
       expect(response.headers["x-request-id"], name).toBe(requestId)
       expect(text(response), name).toBe(request.method === "HEAD" ? "" : generic)
-      const entry = logs[index]?.entries().find((line) => line["msg"] === "internal error" && line["requestId"] === requestId)
+      const entry = logs[index]
+        ?.entries()
+        .find((line) => line["msg"] === "internal error" && line["requestId"] === requestId)
       expect(entry, `${name}: the 500 is logged with its request id`).toBeDefined()
       // The operator gets the cause; the client got none of it.
       expect(entry?.["err"], name).toBeDefined()
-      if (label.startsWith("a store defect (an Error")) expect(JSON.stringify(entry?.["err"]), name).toContain("is corrupt")
+      if (label.startsWith("a store defect (an Error"))
+        expect(JSON.stringify(entry?.["err"]), name).toContain("is corrupt")
     }
   })
 
@@ -343,14 +557,25 @@ describe("no stack trace or internal detail in any answer; a 500 is generic and 
 describe("constant-time token comparison: no store compares tokens or digests with ===", () => {
   // Static check: an equality operator with a token or a digest on either side, in any store or auth source. The
   // authenticators' comparison itself is tested where it runs (packages/*/test/security.test.ts, token-digest.test.ts).
-  const roots = ["packages/store-memory/src", "packages/store-postgres/src", "packages/auth-jwt/src", "packages/core/src/node"]
+  const roots = [
+    "packages/store-memory/src",
+    "packages/store-postgres/src",
+    "packages/auth-jwt/src",
+    "packages/core/src/node"
+  ]
   const EQUALITY = /([\w$.[\]"'`]+)\s*(===|!==|==|!=)\s*([\w$.[\]"'`]+)/g
   const SENSITIVE = /token|digest|secret|hash/i
   const HARMLESS = /^(undefined|null|true|false|""|''|\d+|"[\w-]*"|typeof)$/
 
   const sources = async (dir: string): Promise<ReadonlyArray<string>> => {
     const entries = await readdir(dir, { withFileTypes: true })
-    const nested = await Promise.all(entries.map((entry) => (entry.isDirectory() ? sources(join(dir, entry.name)) : Promise.resolve(entry.name.endsWith(".ts") ? [join(dir, entry.name)] : []))))
+    const nested = await Promise.all(
+      entries.map((entry) =>
+        entry.isDirectory()
+          ? sources(join(dir, entry.name))
+          : Promise.resolve(entry.name.endsWith(".ts") ? [join(dir, entry.name)] : [])
+      )
+    )
     return nested.flat()
   }
 
@@ -363,7 +588,8 @@ describe("constant-time token comparison: no store compares tokens or digests wi
       lines.forEach((line, index) => {
         for (const [, left = "", , right = ""] of line.matchAll(EQUALITY)) {
           const sensitive = SENSITIVE.test(left) || SENSITIVE.test(right)
-          if (sensitive && !HARMLESS.test(left) && !HARMLESS.test(right)) findings.push(`${file.slice(repoRoot.length)}:${index + 1}: ${line.trim()}`)
+          if (sensitive && !HARMLESS.test(left) && !HARMLESS.test(right))
+            findings.push(`${file.slice(repoRoot.length)}:${index + 1}: ${line.trim()}`)
         }
       })
     }
@@ -372,7 +598,9 @@ describe("constant-time token comparison: no store compares tokens or digests wi
 
   it("would find one (the check itself works)", () => {
     const line = "if (stored.digest === digest) return principal"
-    expect([...line.matchAll(EQUALITY)].some(([, left = "", , right = ""]) => SENSITIVE.test(left) || SENSITIVE.test(right))).toBe(true)
+    expect(
+      [...line.matchAll(EQUALITY)].some(([, left = "", , right = ""]) => SENSITIVE.test(left) || SENSITIVE.test(right))
+    ).toBe(true)
   })
 })
 
@@ -398,7 +626,10 @@ describe("secrets never in the CLI's error messages", () => {
     ["invalid JSON around a token", `{"users": [{"id": "u_1", "token": "${secret}"} oops]}`],
     ["a token outside the grammar", JSON.stringify({ users: [{ id: "u_1", token: `${secret} with spaces` }] })],
     ["a token over 512 characters", JSON.stringify({ users: [{ id: "u_1", token: `${secret}${"x".repeat(520)}` }] })],
-    ["a token given twice", JSON.stringify({ users: [{ id: "u_1", token: secret }], clients: [{ id: "web", token: secret }] })],
+    [
+      "a token given twice",
+      JSON.stringify({ users: [{ id: "u_1", token: secret }], clients: [{ id: "web", token: secret }] })
+    ],
     ["a token in an unknown field", JSON.stringify({ users: [{ id: "u_1", token: "fine-token", password: secret }] })],
     ["a token where a list belongs", JSON.stringify({ users: secret })]
   ])("a bad seed file (%s) names the problem, not the token", async (_name, content) => {
@@ -408,10 +639,26 @@ describe("secrets never in the CLI's error messages", () => {
   })
 
   it.each([
-    ["a database URL with a password and a bad option", ["--store", "postgres", "--port", "nope"], { DATABASE_URL: `postgres://admin:${secret}@127.0.0.1/x` }],
-    ["a database URL of the wrong scheme", ["--store", "postgres", "--database-url", `mysql://admin:${secret}@db/x`], {}],
-    ["a JWT secret that is too short", ["--auth", "jwt"], { JWT_SECRET: secret.slice(0, 20), JWT_ISSUER: "https://issuer", JWT_AUDIENCE: "accord" }],
-    ["a JWT secret beside a JWKS URL", ["--auth", "jwt"], { JWT_SECRET: `${secret}${secret}`, JWKS_URL: "https://issuer/jwks", JWT_ISSUER: "i", JWT_AUDIENCE: "a" }]
+    [
+      "a database URL with a password and a bad option",
+      ["--store", "postgres", "--port", "nope"],
+      { DATABASE_URL: `postgres://admin:${secret}@127.0.0.1/x` }
+    ],
+    [
+      "a database URL of the wrong scheme",
+      ["--store", "postgres", "--database-url", `mysql://admin:${secret}@db/x`],
+      {}
+    ],
+    [
+      "a JWT secret that is too short",
+      ["--auth", "jwt"],
+      { JWT_SECRET: secret.slice(0, 20), JWT_ISSUER: "https://issuer", JWT_AUDIENCE: "accord" }
+    ],
+    [
+      "a JWT secret beside a JWKS URL",
+      ["--auth", "jwt"],
+      { JWT_SECRET: `${secret}${secret}`, JWKS_URL: "https://issuer/jwks", JWT_ISSUER: "i", JWT_AUDIENCE: "a" }
+    ]
   ] as const)("a bad configuration (%s) names the problem, not the secret", (_name, args, env) => {
     let message = ""
     try {
@@ -428,7 +675,10 @@ describe("secrets never in the CLI's error messages", () => {
 // Kept apart so the list above reads as the checklist; the Authenticator port is what every store implements.
 describe("an authenticator defect is a 500 too, never a 401 that hides it", () => {
   const log = memoryLogger()
-  const broken = Layer.succeed(Authenticator, Authenticator.of({ authenticate: () => Effect.die(new Error("key cache corrupted at /work/main/x.ts:1")) }))
+  const broken = Layer.succeed(
+    Authenticator,
+    Authenticator.of({ authenticate: () => Effect.die(new Error("key cache corrupted at /work/main/x.ts:1")) })
+  )
   const servers = bothAdapters(() => ({ runtime: runtimeWith(broken), options: requestLogging(log.logger) }))
 
   it("answers the generic 500 and logs it", async () => {

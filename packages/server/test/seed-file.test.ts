@@ -59,9 +59,18 @@ describe("readSeedFile", () => {
   })
 
   it("accepts an empty object, a byte-order mark, and one user listed twice with two tokens", async () => {
-    expect(await readSeedFile(await writeSeed("empty.json", "{}"))).toEqual({ users: [], clients: [], payment_methods: [] })
+    expect(await readSeedFile(await writeSeed("empty.json", "{}"))).toEqual({
+      users: [],
+      clients: [],
+      payment_methods: []
+    })
     expect((await readSeedFile(await writeSeed("bom.json", "\uFEFF{}"))).users).toEqual([])
-    const twoTokens = { users: [{ id: "u_1", token: "first-token" }, { id: "u_1", token: "second-token" }] }
+    const twoTokens = {
+      users: [
+        { id: "u_1", token: "first-token" },
+        { id: "u_1", token: "second-token" }
+      ]
+    }
     expect((await readSeedFile(await writeSeed("two-tokens.json", JSON.stringify(twoTokens)))).users).toHaveLength(2)
   })
 
@@ -85,11 +94,14 @@ describe("readSeedFile", () => {
     expect((await seedError(dir)).message).toContain("is a directory")
   })
 
-  it.skipIf(process.getuid?.() === 0)("reports an unreadable file (skipped as root, who reads everything)", async () => {
-    const path = await writeSeed("locked.json", "{}")
-    await chmod(path, 0o000)
-    expect((await seedError(path)).message).toContain("permission denied")
-  })
+  it.skipIf(process.getuid?.() === 0)(
+    "reports an unreadable file (skipped as root, who reads everything)",
+    async () => {
+      const path = await writeSeed("locked.json", "{}")
+      await chmod(path, 0o000)
+      expect((await seedError(path)).message).toContain("permission denied")
+    }
+  )
 
   it("reports an empty file", async () => {
     expect((await seedError(await writeSeed("blank.json", "  \n"))).message).toContain("is empty")
@@ -117,8 +129,14 @@ describe("readSeedFile", () => {
     [`{"clients": [{"id": "web", "token": "${SECRET} with spaces"}]}`, "clients[0].token: a token must match"],
     [`{"clients": [{"id": "web", "token": 123456789}]}`, "clients[0].token: must be a string"],
     [`{"users": [{"id": "u_1", "token": "${SECRET}", "role": "admin"}]}`, "users[0].role: is not a known field"],
-    [`{"payment_methods": [{"id": "pm 1", "user_id": "u_1"}]}`, "payment_methods[0].id: must be 1 to 100 characters of [A-Za-z0-9_-]"],
-    [`{"payment_methods": [{"id": "pm_1", "user_id": "u_1", "is_default": "yes"}]}`, "payment_methods[0].is_default: must be a boolean"]
+    [
+      `{"payment_methods": [{"id": "pm 1", "user_id": "u_1"}]}`,
+      "payment_methods[0].id: must be 1 to 100 characters of [A-Za-z0-9_-]"
+    ],
+    [
+      `{"payment_methods": [{"id": "pm_1", "user_id": "u_1", "is_default": "yes"}]}`,
+      "payment_methods[0].is_default: must be a boolean"
+    ]
   ])("reports the field of a wrong shape: %s", async (text, message) => {
     const error = await seedError(await writeSeed("shape.json", text))
     expect(error.message).toContain(message)
@@ -127,9 +145,14 @@ describe("readSeedFile", () => {
   })
 
   it("reports a user with two default payment methods", async () => {
-    const seed = { ...valid, payment_methods: [...valid.payment_methods, { id: "pm_4", user_id: "u_1", is_default: true }] }
+    const seed = {
+      ...valid,
+      payment_methods: [...valid.payment_methods, { id: "pm_4", user_id: "u_1", is_default: true }]
+    }
     const error = await seedError(await writeSeed("two-defaults.json", JSON.stringify(seed)))
-    expect(error.message).toContain('payment_methods[3].is_default: user "u_1" already has a default payment method (payment_methods[0])')
+    expect(error.message).toContain(
+      'payment_methods[3].is_default: user "u_1" already has a default payment method (payment_methods[0])'
+    )
   })
 
   it("reports a payment method of a user the file does not list", async () => {
@@ -139,7 +162,13 @@ describe("readSeedFile", () => {
   })
 
   it("reports a payment method id used twice", async () => {
-    const seed = { ...valid, payment_methods: [{ id: "pm_1", user_id: "u_1" }, { id: "pm_1", user_id: "u_2" }] }
+    const seed = {
+      ...valid,
+      payment_methods: [
+        { id: "pm_1", user_id: "u_1" },
+        { id: "pm_1", user_id: "u_2" }
+      ]
+    }
     const error = await seedError(await writeSeed("duplicate-method.json", JSON.stringify(seed)))
     expect(error.message).toContain('payment_methods[1].id: "pm_1" is already payment_methods[0].id')
   })
@@ -151,7 +180,13 @@ describe("readSeedFile", () => {
   })
 
   it("reports every problem of a file at once", async () => {
-    const seed = { users: [{ id: "u_1", token: SECRET }, { id: "u_2", token: SECRET }], payment_methods: [{ id: "pm_1", user_id: "nobody" }] }
+    const seed = {
+      users: [
+        { id: "u_1", token: SECRET },
+        { id: "u_2", token: SECRET }
+      ],
+      payment_methods: [{ id: "pm_1", user_id: "nobody" }]
+    }
     const lines = (await seedError(await writeSeed("many.json", JSON.stringify(seed)))).message.split("\n")
     expect(lines).toHaveLength(3)
   })

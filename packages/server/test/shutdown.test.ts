@@ -1,5 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { buildServer, CLIENT_TOKEN, healthRequest, makeTempDir, openConnection, spawnCli, testSeed, USER_TOKEN } from "./cli-helpers.js"
+import {
+  buildServer,
+  CLIENT_TOKEN,
+  healthRequest,
+  makeTempDir,
+  openConnection,
+  spawnCli,
+  testSeed,
+  USER_TOKEN
+} from "./cli-helpers.js"
 
 let temp: Awaited<ReturnType<typeof makeTempDir>>
 let seedPath = ""
@@ -51,12 +60,15 @@ const responsesIn = (wire: string): ReadonlyArray<WireResponse> =>
 
 describe.each(["fastify", "koa"] as const)(`SIGTERM with ${IN_FLIGHT} requests in flight: --adapter %s`, (adapter) => {
   it("answers every in-flight request completely, refuses new connections, exits 0 within the drain limit", async () => {
-    const cli = spawnCli(["--adapter", adapter, "--port", "0", "--seed", seedPath, "--drain-timeout-ms", String(DRAIN_TIMEOUT_MS)], {
-      // Hashing slow enough to keep plan entries in flight for a while, and room for all of them in its queue.
-      SCRYPT_N: "4096",
-      SCRYPT_P: "1",
-      SCRYPT_MAX_QUEUED: String(IN_FLIGHT)
-    })
+    const cli = spawnCli(
+      ["--adapter", adapter, "--port", "0", "--seed", seedPath, "--drain-timeout-ms", String(DRAIN_TIMEOUT_MS)],
+      {
+        // Hashing slow enough to keep plan entries in flight for a while, and room for all of them in its queue.
+        SCRYPT_N: "4096",
+        SCRYPT_P: "1",
+        SCRYPT_MAX_QUEUED: String(IN_FLIGHT)
+      }
+    )
     const url = await cli.listening
 
     const connections = await Promise.all(
@@ -77,12 +89,14 @@ describe.each(["fastify", "koa"] as const)(`SIGTERM with ${IN_FLIGHT} requests i
       connection.send(head(kind, body) + (whole ? body : body.slice(0, 3)))
       // The end of the answer's body (the health answer before it ends differently).
       const request = { connection, kind, body, whole, answeredBeforeSignal: false, answered: Promise.resolve() }
-      request.answered = connection.received(kind === "preferences, body half-sent" ? '"updated_at"' : '"password":"********"}').then(
-        () => {
-          request.answeredBeforeSignal = !signalled
-        },
-        () => undefined
-      )
+      request.answered = connection
+        .received(kind === "preferences, body half-sent" ? '"updated_at"' : '"password":"********"}')
+        .then(
+          () => {
+            request.answeredBeforeSignal = !signalled
+          },
+          () => undefined
+        )
       return request
     })
 
@@ -95,7 +109,10 @@ describe.each(["fastify", "koa"] as const)(`SIGTERM with ${IN_FLIGHT} requests i
 
     const refused = await fetch(`${url}/api/health`).then(
       () => undefined,
-      (error: unknown) => (error instanceof Error && error.cause instanceof Error ? (error.cause as Error & { code?: string }).code : String(error))
+      (error: unknown) =>
+        error instanceof Error && error.cause instanceof Error
+          ? (error.cause as Error & { code?: string }).code
+          : String(error)
     )
     expect(refused).toBe("ECONNREFUSED")
 
@@ -110,19 +127,26 @@ describe.each(["fastify", "koa"] as const)(`SIGTERM with ${IN_FLIGHT} requests i
     received.forEach((wire, index) => {
       const request = requests[index]
       const responses = responsesIn(wire)
-      expect(responses.map((response) => response.status)).toEqual([200, request?.kind === "preferences, body half-sent" ? 200 : 201])
+      expect(responses.map((response) => response.status)).toEqual([
+        200,
+        request?.kind === "preferences, body half-sent" ? 200 : 201
+      ])
       const answer = responses[1]
       expect(answer?.headers["content-length"]).toBe(String(Buffer.byteLength(answer?.body ?? "")))
       // Those whose bodies came after the signal were answered during the drain, so told not to reuse the connection.
       // (A whole one may have been answered just before the server took the signal, with keep-alive.)
       if (request?.whole === false) expect(answer?.headers["connection"]).toBe("close")
       const json = JSON.parse(answer?.body ?? "") as Record<string, unknown>
-      if (request?.kind === "preferences, body half-sent") expect(json).toMatchObject({ language: "en", mfa_enabled: false })
+      if (request?.kind === "preferences, body half-sent")
+        expect(json).toMatchObject({ language: "en", mfa_enabled: false })
       else expect(json).toEqual({ email: `drain-${index}@example.com`, password: "********" })
     })
     expect(exited).toEqual({ code: 0, signal: null })
     expect(drainedInMs).toBeLessThan(DRAIN_TIMEOUT_MS)
-    const statuses = cli.logLines().filter((line) => line["msg"] === "request").map((line) => line["status"])
+    const statuses = cli
+      .logLines()
+      .filter((line) => line["msg"] === "request")
+      .map((line) => line["status"])
     expect(statuses.filter((status) => status !== 200 && status !== 201)).toEqual([])
     expect(statuses).toHaveLength(2 * IN_FLIGHT)
   }, 60_000)

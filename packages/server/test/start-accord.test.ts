@@ -11,7 +11,11 @@ const databaseUrl = process.env["DATABASE_URL"] || undefined
 const memoryLogger = () => {
   const lines: Array<string> = []
   const logger = createLogger("info", { write: (line: string) => void lines.push(line) })
-  return { logger, text: () => lines.join(""), entries: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>) }
+  return {
+    logger,
+    text: () => lines.join(""),
+    entries: () => lines.map((line) => JSON.parse(line) as Record<string, unknown>)
+  }
 }
 
 const testConfig = (overrides: Partial<AccordConfig> = {}): AccordConfig => ({
@@ -57,7 +61,14 @@ describe("startAccord", () => {
       status: 201
     })
     // Defence in depth: a careless log call elsewhere still does not write a credential.
-    log.logger.info({ headers: { authorization: `Bearer ${USER_TOKEN}` }, password: "a-long-password-1", user: { token: USER_TOKEN } }, "careless")
+    log.logger.info(
+      {
+        headers: { authorization: `Bearer ${USER_TOKEN}` },
+        password: "a-long-password-1",
+        user: { token: USER_TOKEN }
+      },
+      "careless"
+    )
     expect(log.text()).not.toContain(USER_TOKEN)
     expect(log.text()).not.toContain("a-long-password-1")
   })
@@ -65,17 +76,24 @@ describe("startAccord", () => {
   it("fails with StartError when the port is taken", async () => {
     const first = await startAccord(testConfig(), { logger: memoryLogger().logger })
     const port = Number(new URL(first.url).port)
-    const failure = await startAccord(testConfig({ adapter: "koa", port }), { logger: memoryLogger().logger }).catch((error: unknown) => error)
+    const failure = await startAccord(testConfig({ adapter: "koa", port }), { logger: memoryLogger().logger }).catch(
+      (error: unknown) => error
+    )
     expect(failure).toBeInstanceOf(StartError)
     expect((failure as StartError).message).toContain(`cannot listen on 127.0.0.1:${port}`)
     await first.close()
   })
 
   it("fails with StartError naming the cause when the database is unreachable", async () => {
-    const config = testConfig({ store: "postgres", databaseUrl: Redacted.make("postgres://postgres:pw-secret@127.0.0.1:1/test") })
+    const config = testConfig({
+      store: "postgres",
+      databaseUrl: Redacted.make("postgres://postgres:pw-secret@127.0.0.1:1/test")
+    })
     const failure = await startAccord(config, { logger: memoryLogger().logger }).catch((error: unknown) => error)
     expect(failure).toBeInstanceOf(StartError)
-    expect((failure as StartError).message).toMatch(/^cannot start the postgres store: store unreachable: .*ECONNREFUSED/)
+    expect((failure as StartError).message).toMatch(
+      /^cannot start the postgres store: store unreachable: .*ECONNREFUSED/
+    )
     expect((failure as StartError).message).not.toContain("pw-secret")
   })
 })
@@ -105,7 +123,10 @@ describe.skipIf(databaseUrl === undefined)(
     it("migrates, seeds, and keeps what the API changed across a restart with the same seed", async () => {
       const config = testConfig({ store: "postgres", databaseUrl: ownUrl(), seedFile })
       const first = await startAccord(config, { logger: memoryLogger().logger })
-      const changed = await fetch(`${first.url}/api/payments/v1/payment-methods/pm_2/`, { method: "PUT", headers: bearer(USER_TOKEN) })
+      const changed = await fetch(`${first.url}/api/payments/v1/payment-methods/pm_2/`, {
+        method: "PUT",
+        headers: bearer(USER_TOKEN)
+      })
       expect(changed.status).toBe(200)
       await first.close()
 
@@ -118,7 +139,10 @@ describe.skipIf(databaseUrl === undefined)(
         ["pm_2", true]
       ])
       await second.close()
-      expect(log.entries().find((entry) => entry["msg"] === "seed loaded")).toMatchObject({ credentialsAdded: 0, paymentMethodsAdded: 0 })
+      expect(log.entries().find((entry) => entry["msg"] === "seed loaded")).toMatchObject({
+        credentialsAdded: 0,
+        paymentMethodsAdded: 0
+      })
     })
   }
 )

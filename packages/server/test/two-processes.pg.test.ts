@@ -23,7 +23,9 @@ interface MethodBody {
 const json = <A>(res: RawResponse): A => JSON.parse(res.body.toString("utf8")) as A
 
 describe.skipIf(databaseUrl === undefined)(
-  databaseUrl === undefined ? `two server processes on one database (${skipReason})` : "two server processes on one database",
+  databaseUrl === undefined
+    ? `two server processes on one database (${skipReason})`
+    : "two server processes on one database",
   () => {
     const schema = freshSchema()
     let temp: Awaited<ReturnType<typeof makeTempDir>> | undefined
@@ -37,14 +39,26 @@ describe.skipIf(databaseUrl === undefined)(
     }, 120_000)
     afterAll(async () => {
       // A failed test may leave a process running; it must not outlive the suite or hold the schema.
-      for (const cli of clis) if (cli.child.exitCode === null && cli.child.signalCode === null) cli.child.kill("SIGKILL")
+      for (const cli of clis)
+        if (cli.child.exitCode === null && cli.child.signalCode === null) cli.child.kill("SIGKILL")
       await Promise.all(clis.map((cli) => cli.exited))
       await temp?.cleanup()
       await dropSchema(url, schema)
     })
 
     it(`start at the same moment on a fresh schema, migrate once, and keep one default under ${REQUESTS} concurrent set-default requests split between them`, async () => {
-      const common = ["--store", "postgres", "--database-url", url, "--database-schema", schema, "--port", "0", "--seed", seedPath]
+      const common = [
+        "--store",
+        "postgres",
+        "--database-url",
+        url,
+        "--database-schema",
+        schema,
+        "--port",
+        "0",
+        "--seed",
+        seedPath
+      ]
       // Both spawned before either is awaited: their migrations and seed loads race on an empty schema.
       clis.push(spawnCli([...common, "--adapter", "fastify"]), spawnCli([...common, "--adapter", "koa"]))
       const urls = await Promise.all(clis.map((cli) => cli.listening))
@@ -79,7 +93,9 @@ describe.skipIf(databaseUrl === undefined)(
         res.status === 200 ? [] : [`#${index}: ${res.status} ${res.body.toString("utf8").slice(0, 200)}`]
       )
       expect(unexpected).toEqual([])
-      responses.forEach((res, index) => expect(json<MethodBody>(res)).toMatchObject({ id: requests[index]?.id, is_default: true }))
+      responses.forEach((res, index) =>
+        expect(json<MethodBody>(res)).toMatchObject({ id: requests[index]?.id, is_default: true })
+      )
 
       const lists = await Promise.all(
         urls.map(async (base) => {
@@ -92,7 +108,11 @@ describe.skipIf(databaseUrl === undefined)(
       expect(defaults[0]).toHaveLength(1)
       expect(defaults[1]).toEqual(defaults[0])
       for (const list of lists) expect(list.map((method) => method.id)).toEqual([...methodIds].sort())
-      const stored = await adminQuery(url, `SELECT id FROM "${schema}".payment_methods WHERE user_id = $1 AND is_default`, [user.id])
+      const stored = await adminQuery(
+        url,
+        `SELECT id FROM "${schema}".payment_methods WHERE user_id = $1 AND is_default`,
+        [user.id]
+      )
       expect(stored.rows.map((row: { id: string }) => row.id)).toEqual(defaults[0])
 
       const exits = await Promise.all(clis.map((cli) => stopped(cli)))

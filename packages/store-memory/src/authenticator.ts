@@ -16,7 +16,8 @@ export const makeAuthenticator = (state: MemoryState) =>
         const digest = tokenDigest(token)
         return Option.match(HashMap.get(credentials, digest), {
           onNone: () => Effect.fail(invalidToken),
-          onSome: (stored) => (digestsEqual(stored.digest, digest) ? Effect.succeed(stored.principal) : Effect.fail(invalidToken))
+          onSome: (stored) =>
+            digestsEqual(stored.digest, digest) ? Effect.succeed(stored.principal) : Effect.fail(invalidToken)
         })
       })
   })

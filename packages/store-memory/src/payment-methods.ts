@@ -1,5 +1,12 @@
 import { Effect, HashMap, Option, Ref } from "effect"
-import { notBefore, NotFound, PaymentMethods, type PaymentMethod, type PaymentMethodId, type UserId } from "@accord/core"
+import {
+  notBefore,
+  NotFound,
+  PaymentMethods,
+  type PaymentMethod,
+  type PaymentMethodId,
+  type UserId
+} from "@accord/core"
 import type { MemoryState, PaymentMethodsState } from "./state.js"
 
 /** Payment method ids are ASCII (`[A-Za-z0-9_-]`), so UTF-16 order is code-point order here. */
@@ -34,7 +41,9 @@ const setDefaultIn = (
   if (target === undefined) return [Effect.fail(notFound), state]
   if (target.isDefault) return [Effect.succeed(target), state]
   const chosen = withDefault(target, true, now)
-  const next = methods.map((method) => (method.id === id ? chosen : method.isDefault ? withDefault(method, false, now) : method))
+  const next = methods.map((method) =>
+    method.id === id ? chosen : method.isDefault ? withDefault(method, false, now) : method
+  )
   return [Effect.succeed(chosen), { ...state, byUser: HashMap.set(state.byUser, userId, next) }]
 }
 

@@ -18,7 +18,11 @@ export const loadSeedInto = (state: MemoryState, seed: Seed): Effect.Effect<Seed
       let added = 0
       let next = current
       for (const method of seed.payment_methods) {
-        const [inserted, after] = insertIfAbsent(next, { id: method.id, userId: method.user_id, isDefault: method.is_default }, now)
+        const [inserted, after] = insertIfAbsent(
+          next,
+          { id: method.id, userId: method.user_id, isDefault: method.is_default },
+          now
+        )
         if (inserted) added++
         next = after
       }

@@ -34,7 +34,10 @@ const dump = (state: MemoryState): string =>
       Effect.all({
         planEntries: Effect.map(Ref.get(state.planEntries), (map) => [...HashMap.entries(map)]),
         preferences: Effect.map(Ref.get(state.preferences), (value) => [...HashMap.entries(value.byUser)]),
-        paymentMethods: Effect.map(Ref.get(state.paymentMethods), (value) => [...HashMap.entries(value.byUser), ...HashMap.entries(value.owners)]),
+        paymentMethods: Effect.map(Ref.get(state.paymentMethods), (value) => [
+          ...HashMap.entries(value.byUser),
+          ...HashMap.entries(value.owners)
+        ]),
         credentials: Effect.map(Ref.get(state.credentials), (map) => [...HashMap.entries(map)])
       })
     )
@@ -77,7 +80,10 @@ describe("store-memory security", () => {
 
   it("stores passwords only as scrypt hashes, each with its own random salt", async () => {
     const state = seededState()
-    const services = Layer.merge(Layer.succeed(PlanEntries, makePlanEntries(state)), ScryptPasswordHasherLive(testScryptCost))
+    const services = Layer.merge(
+      Layer.succeed(PlanEntries, makePlanEntries(state)),
+      ScryptPasswordHasherLive(testScryptCost)
+    )
     const password = "the same password for both"
     const hashes = await Effect.runPromise(
       Effect.gen(function* () {
@@ -85,14 +91,20 @@ describe("store-memory security", () => {
         yield* createPublicPlanEntry({ email: "second@example.com", password })
         const entries = [...HashMap.values(yield* Ref.get(state.planEntries))]
         const hasher = yield* PasswordHasher
-        for (const entry of entries) expect(yield* hasher.verify(Redacted.make(password), entry.passwordHash)).toBe(true)
+        for (const entry of entries)
+          expect(yield* hasher.verify(Redacted.make(password), entry.passwordHash)).toBe(true)
         return entries.map((entry) => entry.passwordHash)
       }).pipe(Effect.provide(services))
     )
     expect(hashes).toHaveLength(2)
     const parts = hashes.map((hash) => hash.split("$"))
     for (const [scheme, N, r, p, salt, key] of parts) {
-      expect([scheme, N, r, p]).toEqual(["scrypt", String(testScryptCost.N), String(testScryptCost.r), String(testScryptCost.p)])
+      expect([scheme, N, r, p]).toEqual([
+        "scrypt",
+        String(testScryptCost.N),
+        String(testScryptCost.r),
+        String(testScryptCost.p)
+      ])
       expect(Buffer.from(salt ?? "", "base64")).toHaveLength(16)
       expect(Buffer.from(key ?? "", "base64")).toHaveLength(32)
     }
@@ -101,5 +113,4 @@ describe("store-memory security", () => {
     expect(parts[0]?.[5]).not.toBe(parts[1]?.[5])
     expect(dump(state)).not.toContain(password)
   })
-
 })

@@ -39,7 +39,10 @@ const fieldOf = (error: object, key: "code" | "message" | "cause" | "errors"): u
 export const isConnectionError = (error: unknown, depth = 0): boolean => {
   if (typeof error !== "object" || error === null || depth > 4) return false
   const code = fieldOf(error, "code")
-  if (typeof code === "string" && (SOCKET_CODES.has(code) || (/^[0-9A-Z]{5}$/.test(code) && isUnavailableSqlState(code)))) {
+  if (
+    typeof code === "string" &&
+    (SOCKET_CODES.has(code) || (/^[0-9A-Z]{5}$/.test(code) && isUnavailableSqlState(code)))
+  ) {
     return true
   }
   const message = fieldOf(error, "message")

@@ -17,7 +17,11 @@ import { queryRows, type SqlExecutor } from "./sql-executor.js"
 const credentialRows = queryRows(
   Schema.Union([
     Schema.Struct({ token_digest: Schema.String, kind: Schema.Literal("user"), principal_id: Schema.toType(UserId) }),
-    Schema.Struct({ token_digest: Schema.String, kind: Schema.Literal("client"), principal_id: Schema.toType(ClientId) })
+    Schema.Struct({
+      token_digest: Schema.String,
+      kind: Schema.Literal("client"),
+      principal_id: Schema.toType(ClientId)
+    })
   ])
 )
 const addedRows = queryRows(Schema.Struct({ added: Schema.Literal(1) }))
@@ -33,11 +37,15 @@ export const makeAuthenticator = (sql: SqlExecutor) =>
     authenticate: (token) =>
       Effect.gen(function* () {
         const digest = tokenDigest(token)
-        const [row] = yield* credentialRows(sql, "SELECT token_digest, kind, principal_id FROM credentials WHERE token_digest = $1", [
-          digest
-        ])
+        const [row] = yield* credentialRows(
+          sql,
+          "SELECT token_digest, kind, principal_id FROM credentials WHERE token_digest = $1",
+          [digest]
+        )
         if (row === undefined || !digestsEqual(row.token_digest, digest)) return yield* Effect.fail(invalidToken)
-        return row.kind === "user" ? Principal.User({ userId: row.principal_id }) : Principal.Client({ clientId: row.principal_id })
+        return row.kind === "user"
+          ? Principal.User({ userId: row.principal_id })
+          : Principal.Client({ clientId: row.principal_id })
       })
   })
 
@@ -64,7 +72,9 @@ const loadSeed = (sql: SqlExecutor, seed: Seed): Effect.Effect<SeedReport, Unava
     // Two processes loading seeds at once take row and advisory locks in one global order, so neither waits on
     // the other in a cycle. The sort is stable: within a user the seed's order (first default wins) is kept.
     const byDigest = [...credentials].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    const byUser = [...seed.payment_methods].sort((a, b) => (a.user_id < b.user_id ? -1 : a.user_id > b.user_id ? 1 : 0))
+    const byUser = [...seed.payment_methods].sort((a, b) =>
+      a.user_id < b.user_id ? -1 : a.user_id > b.user_id ? 1 : 0
+    )
     return yield* sql.transaction((tx) =>
       Effect.gen(function* () {
         let credentialsAdded = 0
@@ -74,8 +84,12 @@ const loadSeed = (sql: SqlExecutor, seed: Seed): Effect.Effect<SeedReport, Unava
         let paymentMethodsAdded = 0
         for (const method of byUser) {
           yield* lockUserDefaults(tx, method.user_id)
-          paymentMethodsAdded += (yield* addedRows(tx, insertPaymentMethod, [method.id, method.user_id, method.is_default, now]))
-            .length
+          paymentMethodsAdded += (yield* addedRows(tx, insertPaymentMethod, [
+            method.id,
+            method.user_id,
+            method.is_default,
+            now
+          ])).length
         }
         return { credentialsAdded, paymentMethodsAdded }
       })

@@ -48,9 +48,13 @@ export const makePgPool = (options: PostgresStoreOptions) =>
   })
 
 /** Applies the migrations over a short-lived pool, e.g. from a deploy step; the store layers also migrate at start. */
-export const migrate = (options: Omit<PostgresStoreOptions, "poolSize">): Effect.Effect<MigrationReport, Unavailable | InvalidSchemaName> =>
+export const migrate = (
+  options: Omit<PostgresStoreOptions, "poolSize">
+): Effect.Effect<MigrationReport, Unavailable | InvalidSchemaName> =>
   Effect.scoped(
-    Effect.flatMap(makePgPool({ ...options, poolSize: 1 }), (pool) => applyMigrations(makePoolExecutor(pool), options.schema))
+    Effect.flatMap(makePgPool({ ...options, poolSize: 1 }), (pool) =>
+      applyMigrations(makePoolExecutor(pool), options.schema)
+    )
   )
 
 /** The store over an executor you made yourself: migrates, then provides every port. */

@@ -51,7 +51,11 @@ export const runMigrateCli = async (
   const exit = await Effect.runPromiseExit(migrate({ connectionString, ...(schema !== undefined && { schema }) }))
   if (Exit.isSuccess(exit)) {
     const { applied, current } = exit.value
-    output.out(applied.length === 0 ? `up to date at version ${current}` : `applied ${applied.join(", ")}; now at version ${current}`)
+    output.out(
+      applied.length === 0
+        ? `up to date at version ${current}`
+        : `applied ${applied.join(", ")}; now at version ${current}`
+    )
     return 0
   }
   const failure = Cause.findErrorOption(exit.cause)

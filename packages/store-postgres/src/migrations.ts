@@ -167,12 +167,17 @@ export const applyMigrations = (
             applied_at timestamptz(3) NOT NULL DEFAULT now()
           )`
         )
-        const done = new Set((yield* versionRows(tx, "SELECT version FROM accord_migrations")).map((row) => row.version))
+        const done = new Set(
+          (yield* versionRows(tx, "SELECT version FROM accord_migrations")).map((row) => row.version)
+        )
         const applied: Array<number> = []
         for (const migration of [...all].sort((a, b) => a.version - b.version)) {
           if (done.has(migration.version)) continue
           for (const statement of migration.statements) yield* tx.query(statement)
-          yield* tx.query("INSERT INTO accord_migrations (version, name) VALUES ($1, $2)", [migration.version, migration.name])
+          yield* tx.query("INSERT INTO accord_migrations (version, name) VALUES ($1, $2)", [
+            migration.version,
+            migration.name
+          ])
           applied.push(migration.version)
           done.add(migration.version)
         }

@@ -37,7 +37,11 @@ export const lockUserDefaults = (tx: SqlClient, userId: UserId) =>
  */
 const setDefault = (sql: SqlClient, userId: UserId, id: PaymentMethodId, now: Date) =>
   Effect.flatMap(
-    paymentMethodRows(sql, `SELECT ${COLUMNS} FROM accord_set_default_payment_method($1, $2, $3::timestamptz)`, [userId, id, now]),
+    paymentMethodRows(sql, `SELECT ${COLUMNS} FROM accord_set_default_payment_method($1, $2, $3::timestamptz)`, [
+      userId,
+      id,
+      now
+    ]),
     ([chosen]) => (chosen === undefined ? Effect.fail(notFound) : Effect.succeed(toPaymentMethod(chosen)))
   )
 

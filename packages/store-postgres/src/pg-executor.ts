@@ -77,12 +77,12 @@ export const makePoolExecutor = (pool: pg.Pool): SqlExecutor => ({
               })
             )
         }
-        return tx.query("BEGIN").pipe(
-          Effect.andThen(body(tx)),
-          Effect.tap(tx.query("COMMIT"))
-        )
+        return tx.query("BEGIN").pipe(Effect.andThen(body(tx)), Effect.tap(tx.query("COMMIT")))
       },
       (checkout, exit) =>
-        Effect.andThen(Exit.isSuccess(exit) ? Effect.void : rollBack(checkout), Effect.sync(() => giveBack(checkout)))
+        Effect.andThen(
+          Exit.isSuccess(exit) ? Effect.void : rollBack(checkout),
+          Effect.sync(() => giveBack(checkout))
+        )
     )
 })

@@ -27,9 +27,11 @@ export const makePlanEntries = (sql: SqlExecutor) =>
       ),
     findByEmailKey: (emailKey) =>
       Effect.map(
-        planEntryRows(sql, "SELECT email, email_key, password_hash, created_at FROM plan_entries WHERE email_key = $1", [
-          emailKey
-        ]),
+        planEntryRows(
+          sql,
+          "SELECT email, email_key, password_hash, created_at FROM plan_entries WHERE email_key = $1",
+          [emailKey]
+        ),
         (rows) => {
           const row = rows[0]
           return row === undefined

@@ -38,7 +38,9 @@ const first = (rows: ReadonlyArray<typeof PreferencesRow.Type>): Preferences | u
 /** Reads first so that a plain read does not spend a sequence value on an insert that would conflict. */
 const select = (client: SqlClient, userId: UserId, forUpdate: boolean) =>
   Effect.map(
-    preferencesRows(client, `SELECT ${COLUMNS} FROM preferences WHERE user_id = $1${forUpdate ? " FOR UPDATE" : ""}`, [userId]),
+    preferencesRows(client, `SELECT ${COLUMNS} FROM preferences WHERE user_id = $1${forUpdate ? " FOR UPDATE" : ""}`, [
+      userId
+    ]),
     first
   )
 
@@ -50,7 +52,13 @@ const insertDefaults = (client: SqlClient, userId: UserId, now: Date) =>
       `INSERT INTO preferences (user_id, language, timezone, mfa_enabled, created_at, updated_at)
        VALUES ($1, $2, $3, $4, $5::timestamptz, $5::timestamptz)
        ON CONFLICT (user_id) DO NOTHING RETURNING ${COLUMNS}`,
-      [userId, defaultPreferenceValues.language, defaultPreferenceValues.timezone, defaultPreferenceValues.mfaEnabled, now]
+      [
+        userId,
+        defaultPreferenceValues.language,
+        defaultPreferenceValues.timezone,
+        defaultPreferenceValues.mfaEnabled,
+        now
+      ]
     ),
     first
   )

@@ -15,7 +15,9 @@ export interface SqlExecutor extends SqlClient {
    * Runs `body` inside BEGIN/COMMIT on one connection. A failure, defect or interruption of `body` rolls back; the
    * body's own errors pass through unchanged.
    */
-  readonly transaction: <A, E, R>(body: (tx: SqlClient) => Effect.Effect<A, E, R>) => Effect.Effect<A, E | Unavailable, R>
+  readonly transaction: <A, E, R>(
+    body: (tx: SqlClient) => Effect.Effect<A, E, R>
+  ) => Effect.Effect<A, E | Unavailable, R>
 }
 
 /**
@@ -28,9 +30,11 @@ export const rowsOf = <A>(schema: Schema.Decoder<A>) => {
 }
 
 /** Runs a statement and parses its rows. */
-export const queryRows =
-  <A>(schema: Schema.Decoder<A>) => {
-    const parse = rowsOf(schema)
-    return (client: SqlClient, text: string, params?: ReadonlyArray<unknown>): Effect.Effect<ReadonlyArray<A>, Unavailable> =>
-      Effect.flatMap(client.query(text, params), parse)
-  }
+export const queryRows = <A>(schema: Schema.Decoder<A>) => {
+  const parse = rowsOf(schema)
+  return (
+    client: SqlClient,
+    text: string,
+    params?: ReadonlyArray<unknown>
+  ): Effect.Effect<ReadonlyArray<A>, Unavailable> => Effect.flatMap(client.query(text, params), parse)
+}

@@ -1,5 +1,12 @@
 import { Context } from "effect"
-import { Authenticator, PaymentMethods, PlanEntries, PreferencesStore, StoreAdmin, type StoreServices } from "@accord/core"
+import {
+  Authenticator,
+  PaymentMethods,
+  PlanEntries,
+  PreferencesStore,
+  StoreAdmin,
+  type StoreServices
+} from "@accord/core"
 import { makeAuthenticator, makeStoreAdmin } from "./credentials.js"
 import { makePaymentMethods } from "./payment-methods.js"
 import { makePlanEntries } from "./plan-entries.js"

@@ -24,7 +24,9 @@ const storesSharingOneSchema = Effect.gen(function* () {
   const schema = freshSchema()
   yield* dropSchemaOnClose(url, schema)
   const stores = yield* Effect.all(
-    Array.from({ length: PROCESSES }, () => Layer.build(PostgresStoreLive({ connectionString: url, schema, poolSize: 5 }))),
+    Array.from({ length: PROCESSES }, () =>
+      Layer.build(PostgresStoreLive({ connectionString: url, schema, poolSize: 5 }))
+    ),
     { concurrency: "unbounded" }
   )
   /** Store `index` round-robin, like requests spread over processes. */
@@ -50,14 +52,20 @@ describe.skipIf(databaseUrl === undefined)(
         const first = store(0)
         yield* Effect.provide(
           Effect.flatMap(StoreAdmin, (admin) =>
-            admin.loadSeed(Schema.decodeUnknownSync(Seed)({ payment_methods: ids.map((id) => ({ id, user_id: userId })) }))
+            admin.loadSeed(
+              Schema.decodeUnknownSync(Seed)({ payment_methods: ids.map((id) => ({ id, user_id: userId })) })
+            )
           ),
           first
         )
         const calls = Array.from({ length: 200 }, (_, index) =>
           Effect.provide(
             Effect.flatMap(PaymentMethods, (methods) =>
-              methods.setDefault(userId, ids[(index * 5) % ids.length] ?? PaymentMethodId.make("pm_0"), new Date(Date.UTC(2030, 0, 1, 0, 0, 0, index)))
+              methods.setDefault(
+                userId,
+                ids[(index * 5) % ids.length] ?? PaymentMethodId.make("pm_0"),
+                new Date(Date.UTC(2030, 0, 1, 0, 0, 0, index))
+              )
             ),
             store(index)
           )
@@ -65,10 +73,14 @@ describe.skipIf(databaseUrl === undefined)(
         const results = yield* Effect.all(calls, { concurrency: "unbounded" })
         expect(results.every((method) => method.isDefault && method.userId === userId)).toBe(true)
         expect(yield* Effect.promise(() => defaultsIn(schema, userId))).toHaveLength(1)
-        const listed = yield* Effect.provide(Effect.flatMap(PaymentMethods, (methods) => methods.listByUser(userId)), first)
+        const listed = yield* Effect.provide(
+          Effect.flatMap(PaymentMethods, (methods) => methods.listByUser(userId)),
+          first
+        )
         expect(listed.filter((method) => method.isDefault)).toHaveLength(1)
         expect(listed).toHaveLength(ids.length)
-      }).pipe(Effect.scoped))
+      }).pipe(Effect.scoped)
+    )
 
     it.live("setDefault waits for the per-user lock the seed takes, held by a transaction on another pool", () =>
       Effect.gen(function* () {
@@ -76,7 +88,9 @@ describe.skipIf(databaseUrl === undefined)(
         const userId = UserId.make(`u_${randomBytes(6).toString("hex")}`)
         const id = PaymentMethodId.make("pm_locked")
         yield* Effect.provide(
-          Effect.flatMap(StoreAdmin, (admin) => admin.loadSeed(Schema.decodeUnknownSync(Seed)({ payment_methods: [{ id, user_id: userId }] }))),
+          Effect.flatMap(StoreAdmin, (admin) =>
+            admin.loadSeed(Schema.decodeUnknownSync(Seed)({ payment_methods: [{ id, user_id: userId }] }))
+          ),
           store(0)
         )
         const other = makePoolExecutor(yield* makePgPool({ connectionString: url, schema, poolSize: 1 }))
@@ -84,18 +98,24 @@ describe.skipIf(databaseUrl === undefined)(
         const release = yield* Latch.make(false)
         // Scoped forks: interrupted when the scope closes, before the pool they hold a connection of is ended.
         const holder = yield* Effect.forkScoped(
-          other.transaction((tx) => lockUserDefaults(tx, userId).pipe(Effect.andThen(locked.open), Effect.andThen(release.await)))
+          other.transaction((tx) =>
+            lockUserDefaults(tx, userId).pipe(Effect.andThen(locked.open), Effect.andThen(release.await))
+          )
         )
         yield* locked.await
         const waiting = yield* Effect.forkScoped(
-          Effect.provide(Effect.flatMap(PaymentMethods, (methods) => methods.setDefault(userId, id, new Date(Date.UTC(2030, 0, 1)))), store(1))
+          Effect.provide(
+            Effect.flatMap(PaymentMethods, (methods) => methods.setDefault(userId, id, new Date(Date.UTC(2030, 0, 1)))),
+            store(1)
+          )
         )
         yield* Effect.sleep("300 millis")
         expect(waiting.pollUnsafe()).toBeUndefined()
         yield* release.open
         yield* Fiber.join(holder)
         expect(yield* Fiber.join(waiting)).toMatchObject({ id, userId, isDefault: true })
-      }).pipe(Effect.scoped))
+      }).pipe(Effect.scoped)
+    )
 
     it.live("concurrent preference updates of one user over 4 pools serialise: no update is lost", () =>
       Effect.gen(function* () {
@@ -117,7 +137,11 @@ describe.skipIf(databaseUrl === undefined)(
         )
         const language = Effect.provide(
           Effect.flatMap(PreferencesStore, (store) =>
-            store.update(userId, now, (current) => ({ ...current, language: LanguageTag.make("pt-BR"), updatedAt: now }))
+            store.update(userId, now, (current) => ({
+              ...current,
+              language: LanguageTag.make("pt-BR"),
+              updatedAt: now
+            }))
           ),
           store(1)
         )
@@ -127,7 +151,8 @@ describe.skipIf(databaseUrl === undefined)(
           store(2)
         )
         expect(final).toMatchObject({ timezone: 840, language: "pt-BR" })
-      }).pipe(Effect.scoped))
+      }).pipe(Effect.scoped)
+    )
 
     // docs/SECURITY.md, "updated_at goes backwards": each call's instant is taken before the lock, so the order the
     // calls get the lock in is not the order of their instants. Here the instants are deliberately scrambled.
@@ -140,35 +165,53 @@ describe.skipIf(databaseUrl === undefined)(
           Effect.provide(
             Effect.flatMap(PreferencesStore, (preferences) =>
               preferences.update(userId, instant(index), (current) =>
-                applyPatch(current, { timezone: TimezoneOffset.make(index % 2 === 0 ? 60 : 120), mfaEnabled: index % 3 === 0 }, instant(index))
+                applyPatch(
+                  current,
+                  { timezone: TimezoneOffset.make(index % 2 === 0 ? 60 : 120), mfaEnabled: index % 3 === 0 },
+                  instant(index)
+                )
               )
             ),
             store(index)
           )
         )
         const answers = yield* Effect.all(updates, { concurrency: "unbounded" })
-        const final = yield* Effect.provide(Effect.flatMap(PreferencesStore, (preferences) => preferences.getOrCreate(userId, instant(0))), store(0))
+        const final = yield* Effect.provide(
+          Effect.flatMap(PreferencesStore, (preferences) => preferences.getOrCreate(userId, instant(0))),
+          store(0)
+        )
         const later = answers.filter((answer) => answer.updatedAt.getTime() > final.updatedAt.getTime())
         expect(later, "answers stamped later than the final record").toEqual([])
 
         const ids = Array.from({ length: 4 }, (_, index) => PaymentMethodId.make(`pm_${index}`))
         yield* Effect.provide(
           Effect.flatMap(StoreAdmin, (admin) =>
-            admin.loadSeed(Schema.decodeUnknownSync(Seed)({ payment_methods: ids.map((id) => ({ id, user_id: userId })) }))
+            admin.loadSeed(
+              Schema.decodeUnknownSync(Seed)({ payment_methods: ids.map((id) => ({ id, user_id: userId })) })
+            )
           ),
           store(0)
         )
         const calls = Array.from({ length: 200 }, (_, index) =>
           Effect.provide(
-            Effect.flatMap(PaymentMethods, (methods) => methods.setDefault(userId, ids[index % ids.length] ?? PaymentMethodId.make("pm_0"), instant(index))),
+            Effect.flatMap(PaymentMethods, (methods) =>
+              methods.setDefault(userId, ids[index % ids.length] ?? PaymentMethodId.make("pm_0"), instant(index))
+            ),
             store(index)
           )
         )
         const chosen = yield* Effect.all(calls, { concurrency: "unbounded" })
-        const listed = yield* Effect.provide(Effect.flatMap(PaymentMethods, (methods) => methods.listByUser(userId)), store(0))
+        const listed = yield* Effect.provide(
+          Effect.flatMap(PaymentMethods, (methods) => methods.listByUser(userId)),
+          store(0)
+        )
         const newest = Math.max(...listed.map((method) => method.updatedAt.getTime()))
-        expect(chosen.filter((method) => method.updatedAt.getTime() > newest), "answers stamped later than every stored method").toEqual([])
-      }).pipe(Effect.scoped))
+        expect(
+          chosen.filter((method) => method.updatedAt.getTime() > newest),
+          "answers stamped later than every stored method"
+        ).toEqual([])
+      }).pipe(Effect.scoped)
+    )
 
     it.live("concurrent first reads of one user over 4 pools create one record", () =>
       Effect.gen(function* () {
@@ -183,8 +226,11 @@ describe.skipIf(databaseUrl === undefined)(
         )
         const records = yield* Effect.all(reads, { concurrency: "unbounded" })
         expect(new Set(records.map((record) => record.id)).size).toBe(1)
-        const rows = yield* Effect.promise(() => adminQuery(url, `SELECT count(*)::int AS n FROM "${schema}".preferences WHERE user_id = $1`, [userId]))
+        const rows = yield* Effect.promise(() =>
+          adminQuery(url, `SELECT count(*)::int AS n FROM "${schema}".preferences WHERE user_id = $1`, [userId])
+        )
         expect(rows.rows).toEqual([{ n: 1 }])
-      }).pipe(Effect.scoped))
+      }).pipe(Effect.scoped)
+    )
   }
 )

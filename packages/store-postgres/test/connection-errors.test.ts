@@ -16,7 +16,10 @@ describe("isConnectionError", () => {
     ["connection exception class 08", withCode("connection failure", "08006")],
     ["lost connection", new Error("Connection terminated unexpectedly")],
     ["pool connect timeout", new Error("timeout exceeded when trying to connect")],
-    ["connect timeout (wrapped)", new Error("Connection terminated due to connection timeout", { cause: new Error("x") })],
+    [
+      "connect timeout (wrapped)",
+      new Error("Connection terminated due to connection timeout", { cause: new Error("x") })
+    ],
     ["client already broken", new Error("Client has encountered a connection error and is not queryable")],
     ["happy eyeballs", new AggregateError([withCode("connect ECONNREFUSED ::1:5432", "ECONNREFUSED")], "")],
     ["cause chain", new Error("wrapper", { cause: withCode("read ECONNRESET", "ECONNRESET") })]
@@ -50,5 +53,6 @@ describe("isConnectionError", () => {
       const violation = withCode("duplicate key", "23505")
       const exit = yield* Effect.exit(fromDriverError(violation))
       expect(Exit.isFailure(exit) ? Result.getOrUndefined(Cause.findDefect(exit.cause)) : undefined).toBe(violation)
-    }))
+    })
+  )
 })

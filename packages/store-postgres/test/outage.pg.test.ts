@@ -60,10 +60,13 @@ describe.skipIf(databaseUrl === undefined)(
   () => {
     it.live("a database that cannot be reached at start fails the layer with Unavailable(store_unreachable)", () =>
       Effect.gen(function* () {
-        const error = yield* Effect.flip(Layer.build(PostgresStoreLive({ connectionString: "postgres://postgres@127.0.0.1:1/test" })))
+        const error = yield* Effect.flip(
+          Layer.build(PostgresStoreLive({ connectionString: "postgres://postgres@127.0.0.1:1/test" }))
+        )
         expect(error).toBeInstanceOf(Unavailable)
         expect(error).toMatchObject(unreachable)
-      }).pipe(Effect.scoped))
+      }).pipe(Effect.scoped)
+    )
 
     it.live("every port answers Unavailable during a cut and works again afterwards, with the same layer", () =>
       Effect.gen(function* () {
@@ -87,12 +90,14 @@ describe.skipIf(databaseUrl === undefined)(
           ),
           insert: Effect.flatMap(PlanEntries, (entries) => entries.insertIfAbsent(entryFor(`${hex()}@example.com`)))
         }
-        const probe = (call: Effect.Effect<unknown, unknown, StoreServices>) => Effect.provide(Effect.exit(call), context)
+        const probe = (call: Effect.Effect<unknown, unknown, StoreServices>) =>
+          Effect.provide(Effect.exit(call), context)
         const all = Object.values(calls).map(probe)
 
         yield* Effect.provide(calls.seed, context)
         yield* Effect.promise(() => proxy.stop())
-        for (const exit of yield* Effect.all(all, { concurrency: "unbounded" })) expect(failureOf(exit)).toMatchObject(unreachable)
+        for (const exit of yield* Effect.all(all, { concurrency: "unbounded" }))
+          expect(failureOf(exit)).toMatchObject(unreachable)
 
         const acceptedBefore = proxy.accepted()
         yield* Effect.promise(() => proxy.start())
@@ -101,7 +106,8 @@ describe.skipIf(databaseUrl === undefined)(
         expect(yield* Effect.provide(calls.authenticate, context)).toMatchObject({ _tag: "User", userId })
         const listed = yield* Effect.provide(calls.list, context)
         expect(listed.filter((method) => method.isDefault).map((method) => method.id)).toEqual([methodIds[1]])
-      }).pipe(Effect.scoped))
+      }).pipe(Effect.scoped)
+    )
 
     it.live("writes racing a flapping connection: failures are Unavailable, and no acknowledged write is lost", () =>
       Effect.gen(function* () {
@@ -152,7 +158,9 @@ describe.skipIf(databaseUrl === undefined)(
             ),
           { discard: true }
         )
-        const work = yield* Effect.forkChild(Effect.all([writer(1), writer(2), writer(3), counter], { concurrency: "unbounded" }))
+        const work = yield* Effect.forkChild(
+          Effect.all([writer(1), writer(2), writer(3), counter], { concurrency: "unbounded" })
+        )
         for (let cut = 0; cut < 3; cut++) {
           yield* Effect.sleep("80 millis")
           yield* Effect.promise(() => proxy.stop())
@@ -175,8 +183,12 @@ describe.skipIf(databaseUrl === undefined)(
         expect(final).toBeGreaterThanOrEqual(incrementsAcknowledged)
         expect(final).toBeLessThanOrEqual(incrementsAttempted)
         // With the database back, the same layer serves at once.
-        yield* Effect.provide(Effect.flatMap(StoreAdmin, (admin) => admin.ping), context)
-      }).pipe(Effect.scoped))
+        yield* Effect.provide(
+          Effect.flatMap(StoreAdmin, (admin) => admin.ping),
+          context
+        )
+      }).pipe(Effect.scoped)
+    )
 
     it.live("a connection the server terminates (57P01) mid-query is Unavailable, and the pool replaces it", () =>
       Effect.gen(function* () {
@@ -202,6 +214,7 @@ describe.skipIf(databaseUrl === undefined)(
         expect(yield* executor.query("SELECT 1 AS one")).toEqual([{ one: 1 }])
         const transactional = yield* executor.transaction((tx) => tx.query("SELECT 2 AS two"))
         expect(transactional).toEqual([{ two: 2 }])
-      }).pipe(Effect.scoped))
+      }).pipe(Effect.scoped)
+    )
   }
 )

@@ -32,7 +32,10 @@ export const dropSchemaOnClose = (url: string, schema: string) =>
  * A store in a fresh schema that is dropped when the layer is released. The dropper is built first, so it is
  * released last: after the store's pool has ended.
  */
-export const storeInFreshSchema = (url: string, options: Omit<PostgresStoreOptions, "connectionString" | "schema"> = {}) => {
+export const storeInFreshSchema = (
+  url: string,
+  options: Omit<PostgresStoreOptions, "connectionString" | "schema"> = {}
+) => {
   const schema = freshSchema()
   return {
     schema,

@@ -4,7 +4,17 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 // vi from "vitest" itself: vitest hoists vi.mock only when it comes from there.
 import { vi } from "vitest"
 import { Effect, Layer, ManagedRuntime, Redacted, Schema } from "effect"
-import { Authenticator, createPublicPlanEntry, emailKey, Email, PasswordHasher, PlanEntries, Seed, StoreAdmin, Unauthenticated } from "@accord/core"
+import {
+  Authenticator,
+  createPublicPlanEntry,
+  emailKey,
+  Email,
+  PasswordHasher,
+  PlanEntries,
+  Seed,
+  StoreAdmin,
+  Unauthenticated
+} from "@accord/core"
 import { ScryptPasswordHasherLive, testScryptCost } from "@accord/core/node"
 import { makePgliteExecutor, SqlStoreLive, type SqlExecutor } from "@accord/store-postgres"
 
@@ -51,14 +61,18 @@ afterAll(async () => {
 /** Every row of every table the migrations made, as JSON text: what a database dump would show. */
 const dumpDatabase = async (): Promise<string> => {
   const tables = await Effect.runPromise(
-    executor.query("SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY table_name")
+    executor.query(
+      "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY table_name"
+    )
   )
   const dump: Record<string, unknown> = {}
   for (const row of tables) {
     const name = String((row as { table_name: unknown }).table_name)
     dump[name] = await Effect.runPromise(executor.query(`SELECT * FROM "${name}"`))
   }
-  expect(Object.keys(dump)).toEqual(expect.arrayContaining(["credentials", "plan_entries", "payment_methods", "preferences"]))
+  expect(Object.keys(dump)).toEqual(
+    expect.arrayContaining(["credentials", "plan_entries", "payment_methods", "preferences"])
+  )
   return JSON.stringify(dump)
 }
 
@@ -70,20 +84,30 @@ describe("store-postgres security (PGlite)", () => {
       expect(text).toContain(sha256(token))
     }
     const columns = await Effect.runPromise(
-      executor.query("SELECT column_name FROM information_schema.columns WHERE table_name = 'credentials' ORDER BY column_name")
+      executor.query(
+        "SELECT column_name FROM information_schema.columns WHERE table_name = 'credentials' ORDER BY column_name"
+      )
     )
-    expect(columns.map((row) => (row as { column_name: unknown }).column_name)).toEqual(["kind", "principal_id", "token_digest"])
+    expect(columns.map((row) => (row as { column_name: unknown }).column_name)).toEqual([
+      "kind",
+      "principal_id",
+      "token_digest"
+    ])
   })
 
   it("compares the stored digest with timingSafeEqual when a token is known", async () => {
     const spy = vi.mocked(timingSafeEqual)
     spy.mockClear()
-    const principal = await runtime.runPromise(Effect.flatMap(Authenticator, (authenticator) => authenticator.authenticate(clientToken)))
+    const principal = await runtime.runPromise(
+      Effect.flatMap(Authenticator, (authenticator) => authenticator.authenticate(clientToken))
+    )
     expect(principal).toMatchObject({ _tag: "Client", clientId: "security_client" })
     expect(spy).toHaveBeenCalledTimes(1)
     const [left, right] = spy.mock.calls[0] ?? []
     expect([left?.byteLength, right?.byteLength]).toEqual([32, 32])
-    const refused = await runtime.runPromise(Effect.flip(Effect.flatMap(Authenticator, (authenticator) => authenticator.authenticate(`${clientToken}x`))))
+    const refused = await runtime.runPromise(
+      Effect.flip(Effect.flatMap(Authenticator, (authenticator) => authenticator.authenticate(`${clientToken}x`)))
+    )
     expect(refused).toEqual(new Unauthenticated({ reason: "invalid_token" }))
   })
 
@@ -107,7 +131,12 @@ describe("store-postgres security (PGlite)", () => {
     )
     const parts = hashes.map((hash) => hash.split("$"))
     for (const [scheme, N, r, p, salt, key] of parts) {
-      expect([scheme, N, r, p]).toEqual(["scrypt", String(testScryptCost.N), String(testScryptCost.r), String(testScryptCost.p)])
+      expect([scheme, N, r, p]).toEqual([
+        "scrypt",
+        String(testScryptCost.N),
+        String(testScryptCost.r),
+        String(testScryptCost.p)
+      ])
       expect(Buffer.from(salt ?? "", "base64")).toHaveLength(16)
       expect(Buffer.from(key ?? "", "base64")).toHaveLength(32)
     }

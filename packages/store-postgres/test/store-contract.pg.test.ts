@@ -2,6 +2,9 @@ import { describe } from "@effect/vitest"
 import { runStoreContract } from "@accord/conformance"
 import { databaseUrl, skipReason, storeInFreshSchema } from "./postgres-helpers.js"
 
-describe.skipIf(databaseUrl === undefined)(databaseUrl === undefined ? `postgres (skipped: ${skipReason})` : "postgres", () => {
-  runStoreContract("postgres (node-postgres pool, fresh schema)", storeInFreshSchema(databaseUrl ?? "").layer)
-})
+describe.skipIf(databaseUrl === undefined)(
+  databaseUrl === undefined ? `postgres (skipped: ${skipReason})` : "postgres",
+  () => {
+    runStoreContract("postgres (node-postgres pool, fresh schema)", storeInFreshSchema(databaseUrl ?? "").layer)
+  }
+)

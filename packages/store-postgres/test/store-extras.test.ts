@@ -40,12 +40,17 @@ const runExtras = (name: string, storeLayer: Layer.Layer<StoreServices, unknown>
         const userId = freshUser()
         const first = yield* store.getOrCreate(userId, created)
         expect(first.createdAt.toISOString()).toBe("2030-01-01T00:00:00.123Z")
-        const updated = yield* store.update(userId, changed, (current) => ({ ...current, mfaEnabled: true, updatedAt: changed }))
+        const updated = yield* store.update(userId, changed, (current) => ({
+          ...current,
+          mfaEnabled: true,
+          updatedAt: changed
+        }))
         const read = yield* store.getOrCreate(userId, new Date())
         expect(read).toEqual(updated)
         expect(read.updatedAt.toISOString()).toBe("2030-01-01T00:00:01.999Z")
         expect(read.createdAt.toISOString()).toBe("2030-01-01T00:00:00.123Z")
-      }))
+      })
+    )
 
     it.effect("payment methods and plan entries keep millisecond timestamps", () =>
       Effect.gen(function* () {
@@ -56,17 +61,27 @@ const runExtras = (name: string, storeLayer: Layer.Layer<StoreServices, unknown>
         expect(yield* listByUser(userId)).toEqual([chosen])
         expect(chosen.updatedAt.toISOString()).toBe("2030-01-01T00:00:01.999Z")
         const email = Schema.decodeUnknownSync(Email)(`${hex()}@example.com`)
-        const entry = { email, emailKey: emailKey(email), passwordHash: PasswordHash.make("scrypt$x"), createdAt: created }
+        const entry = {
+          email,
+          emailKey: emailKey(email),
+          passwordHash: PasswordHash.make("scrypt$x"),
+          createdAt: created
+        }
         const entries = yield* PlanEntries
         yield* entries.insertIfAbsent(entry)
         expect(yield* entries.findByEmailKey(entry.emailKey)).toEqual(entry)
-      }))
+      })
+    )
 
     it.effect("a change function that throws rolls the update back, and the store keeps working", () =>
       Effect.gen(function* () {
         const store = yield* PreferencesStore
         const userId = freshUser()
-        const before = yield* store.update(userId, created, (current) => ({ ...current, language: LanguageTag.make("fr"), updatedAt: created }))
+        const before = yield* store.update(userId, created, (current) => ({
+          ...current,
+          language: LanguageTag.make("fr"),
+          updatedAt: created
+        }))
         const exit = yield* Effect.exit(
           store.update(userId, changed, () => {
             throw new Error("bug in the change")
@@ -76,10 +91,15 @@ const runExtras = (name: string, storeLayer: Layer.Layer<StoreServices, unknown>
         expect(yield* store.getOrCreate(userId, changed)).toEqual(before)
         // The connection went back clean (not stuck in an aborted transaction): later work on it commits.
         for (let round = 0; round < 3; round++) {
-          const next = yield* store.update(userId, changed, (current) => ({ ...current, mfaEnabled: !current.mfaEnabled, updatedAt: changed }))
+          const next = yield* store.update(userId, changed, (current) => ({
+            ...current,
+            mfaEnabled: !current.mfaEnabled,
+            updatedAt: changed
+          }))
           expect(next.mfaEnabled).toBe(round % 2 === 0)
         }
-      }))
+      })
+    )
 
     it.effect("a NotFound inside setDefault rolls back and leaves the connection usable", () =>
       Effect.gen(function* () {
@@ -88,41 +108,54 @@ const runExtras = (name: string, storeLayer: Layer.Layer<StoreServices, unknown>
         yield* loadSeed({ payment_methods: [{ id, user_id: userId }] })
         for (let round = 0; round < 3; round++) {
           const error = yield* Effect.flip(
-            Effect.flatMap(PaymentMethods, (methods) => methods.setDefault(userId, PaymentMethodId.make(`pm_${hex()}`), changed))
+            Effect.flatMap(PaymentMethods, (methods) =>
+              methods.setDefault(userId, PaymentMethodId.make(`pm_${hex()}`), changed)
+            )
           )
           expect(error._tag).toBe("NotFound")
         }
         const chosen = yield* Effect.flatMap(PaymentMethods, (methods) => methods.setDefault(userId, id, changed))
         expect(chosen.isDefault).toBe(true)
-      }))
+      })
+    )
   })
 
 runExtras("pglite", PgliteStoreLive())
 
-describe.skipIf(databaseUrl === undefined)(databaseUrl === undefined ? `postgres (skipped: ${skipReason})` : "postgres", () => {
-  // One connection: a transaction left open or aborted would show up in the very next test.
-  runExtras("node-postgres, one connection", storeInFreshSchema(databaseUrl ?? "", { poolSize: 1 }).layer)
-})
+describe.skipIf(databaseUrl === undefined)(
+  databaseUrl === undefined ? `postgres (skipped: ${skipReason})` : "postgres",
+  () => {
+    // One connection: a transaction left open or aborted would show up in the very next test.
+    runExtras("node-postgres, one connection", storeInFreshSchema(databaseUrl ?? "", { poolSize: 1 }).layer)
+  }
+)
 
 describe("PgliteStoreLive on a data directory", () => {
-  it.live("keeps its data across a close and a reopen, and migrating again applies nothing", () =>
-    Effect.gen(function* () {
-      const dataDir = yield* Effect.acquireRelease(
-        Effect.promise(() => mkdtemp(join(tmpdir(), "accord-pglite-"))),
-        (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
-      )
-      const userId = freshUser()
-      const id = PaymentMethodId.make(`pm_${hex()}`)
-      const token = `tok_${hex()}`
-      const firstRun = Effect.gen(function* () {
-        yield* loadSeed({ users: [{ id: userId, token }], payment_methods: [{ id, user_id: userId }] })
-        return yield* Effect.flatMap(PaymentMethods, (methods) => methods.setDefault(userId, id, changed))
-      })
-      const chosen = yield* Effect.scoped(Effect.provide(firstRun, PgliteStoreLive({ dataDir })))
-      const secondRun = Effect.gen(function* () {
-        expect(yield* loadSeed({ users: [{ id: userId, token }] })).toEqual({ credentialsAdded: 0, paymentMethodsAdded: 0 })
-        return yield* listByUser(userId)
-      })
-      expect(yield* Effect.scoped(Effect.provide(secondRun, PgliteStoreLive({ dataDir })))).toEqual([chosen])
-    }).pipe(Effect.scoped), 60_000)
+  it.live(
+    "keeps its data across a close and a reopen, and migrating again applies nothing",
+    () =>
+      Effect.gen(function* () {
+        const dataDir = yield* Effect.acquireRelease(
+          Effect.promise(() => mkdtemp(join(tmpdir(), "accord-pglite-"))),
+          (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
+        )
+        const userId = freshUser()
+        const id = PaymentMethodId.make(`pm_${hex()}`)
+        const token = `tok_${hex()}`
+        const firstRun = Effect.gen(function* () {
+          yield* loadSeed({ users: [{ id: userId, token }], payment_methods: [{ id, user_id: userId }] })
+          return yield* Effect.flatMap(PaymentMethods, (methods) => methods.setDefault(userId, id, changed))
+        })
+        const chosen = yield* Effect.scoped(Effect.provide(firstRun, PgliteStoreLive({ dataDir })))
+        const secondRun = Effect.gen(function* () {
+          expect(yield* loadSeed({ users: [{ id: userId, token }] })).toEqual({
+            credentialsAdded: 0,
+            paymentMethodsAdded: 0
+          })
+          return yield* listByUser(userId)
+        })
+        expect(yield* Effect.scoped(Effect.provide(secondRun, PgliteStoreLive({ dataDir })))).toEqual([chosen])
+      }).pipe(Effect.scoped),
+    60_000
+  )
 })

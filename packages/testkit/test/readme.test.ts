@@ -14,10 +14,7 @@ describe("README", () => {
     const log = vi.spyOn(console, "log").mockImplementation(() => undefined)
     try {
       await import("./readme-example.js")
-      expect(log.mock.calls).toStrictEqual([
-        ["u_1", "pt-BR"],
-        [["pm_1", "pm_2"]]
-      ])
+      expect(log.mock.calls).toStrictEqual([["u_1", "pt-BR"], [["pm_1", "pm_2"]]])
     } finally {
       log.mockRestore()
     }

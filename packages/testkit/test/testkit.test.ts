@@ -39,7 +39,10 @@ describe("makeAccordTestKit", () => {
     const client = await authenticate(made, made.client.token)
     expect(client._tag === "Success" && client.success).toStrictEqual(Principal.Client({ clientId: made.client.id }))
     const unknown = await authenticate(made, "not-a-seeded-token")
-    expect(unknown._tag === "Failure" && unknown.failure).toMatchObject({ _tag: "Unauthenticated", reason: "invalid_token" })
+    expect(unknown._tag === "Failure" && unknown.failure).toMatchObject({
+      _tag: "Unauthenticated",
+      reason: "invalid_token"
+    })
   })
 
   it("runs the preferences use cases through the returned runtime", async () => {
@@ -49,7 +52,9 @@ describe("makeAccordTestKit", () => {
     )
     expect(updated).toMatchObject({ language: "en-US", timezone: 60, mfaEnabled: true })
     expect(await made.runtime.runPromise(getLanguagePreferences(made.user.id))).toStrictEqual(updated)
-    const invalid = await made.runtime.runPromise(Effect.result(updateLanguagePreferences(made.user.id, { language: "en_US" })))
+    const invalid = await made.runtime.runPromise(
+      Effect.result(updateLanguagePreferences(made.user.id, { language: "en_US" }))
+    )
     expect(invalid._tag === "Failure" && invalid.failure._tag).toBe("ValidationError")
   })
 
@@ -63,15 +68,21 @@ describe("makeAccordTestKit", () => {
     expect(chosen.isDefault).toBe(true)
     const listed = await made.runtime.runPromise(listPaymentMethods(made.user.id))
     expect(listed.map((method) => method.isDefault)).toStrictEqual([false, true])
-    const foreign = await made.runtime.runPromise(Effect.result(setDefaultPaymentMethod("someone-else" as typeof made.user.id, "pm_1")))
+    const foreign = await made.runtime.runPromise(
+      Effect.result(setDefaultPaymentMethod("someone-else" as typeof made.user.id, "pm_1"))
+    )
     expect(foreign._tag === "Failure" && foreign.failure._tag).toBe("NotFound")
   })
 
   it("creates public plan entries with the cheap test scrypt cost", async () => {
     const made = await kit()
-    const created = await made.runtime.runPromise(createPublicPlanEntry({ email: "Ada@Example.COM", password: "correct horse" }))
+    const created = await made.runtime.runPromise(
+      createPublicPlanEntry({ email: "Ada@Example.COM", password: "correct horse" })
+    )
     expect(created).toStrictEqual({ email: "Ada@example.com" })
-    const stored = await made.runtime.runPromise(Effect.flatMap(PlanEntries, (entries) => entries.findByEmailKey("ada@example.com")))
+    const stored = await made.runtime.runPromise(
+      Effect.flatMap(PlanEntries, (entries) => entries.findByEmailKey("ada@example.com"))
+    )
     expect(stored?.passwordHash).toMatch(/^scrypt\$1024\$8\$1\$/)
   })
 
@@ -88,7 +99,9 @@ describe("makeAccordTestKit", () => {
       ["card_b", false]
     ])
     await made.runtime.runPromise(createPublicPlanEntry({ email: "bob@example.com", password: "password123" }))
-    const stored = await made.runtime.runPromise(Effect.flatMap(PlanEntries, (entries) => entries.findByEmailKey("bob@example.com")))
+    const stored = await made.runtime.runPromise(
+      Effect.flatMap(PlanEntries, (entries) => entries.findByEmailKey("bob@example.com"))
+    )
     expect(stored?.passwordHash).toMatch(/^scrypt\$2048\$/)
   })
 
@@ -104,9 +117,14 @@ describe("makeAccordTestKit", () => {
   it("rejects options that break the seed rules, with a readable message", async () => {
     await expect(makeAccordTestKit({ userId: "" })).rejects.toThrow(/invalid options/)
     await expect(makeAccordTestKit({ paymentMethods: [{ id: "has space" }] })).rejects.toThrow(/invalid options/)
-    await expect(makeAccordTestKit({ paymentMethods: [{ id: "a", isDefault: true }, { id: "b", isDefault: true }] })).rejects.toThrow(
-      /at most one payment method may be the default/
-    )
+    await expect(
+      makeAccordTestKit({
+        paymentMethods: [
+          { id: "a", isDefault: true },
+          { id: "b", isDefault: true }
+        ]
+      })
+    ).rejects.toThrow(/at most one payment method may be the default/)
   })
 
   it("dispose releases the runtime", async () => {

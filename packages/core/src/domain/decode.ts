@@ -40,7 +40,8 @@ const collect = (issue: SchemaIssue.Issue, path: ReadonlyArray<PropertyKey>, out
       for (const inner of issue.issues) collect(inner, path, out)
       return
     case "AnyOf":
-      if (issue.issues.length === 0) out.push({ pointer: pointerOf(path), code: "invalid_type", detail: typeDetail(issue.ast) })
+      if (issue.issues.length === 0)
+        out.push({ pointer: pointerOf(path), code: "invalid_type", detail: typeDetail(issue.ast) })
       for (const inner of issue.issues) collect(inner, path, out)
       return
     case "Encoding":
@@ -110,6 +111,8 @@ export const decoderFor = <S extends Schema.Decoder<unknown>>(schema: S) => {
     const decoded = decode(input)
     if (Exit.isSuccess(decoded)) return Effect.succeed(decoded.value)
     const error = decoded.cause.reasons.find((reason) => reason._tag === "Fail")
-    return error === undefined ? Effect.failCause(decoded.cause as never) : Effect.fail(toValidationError(error.error.issue))
+    return error === undefined
+      ? Effect.failCause(decoded.cause as never)
+      : Effect.fail(toValidationError(error.error.issue))
   }
 }

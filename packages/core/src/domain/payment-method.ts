@@ -6,7 +6,10 @@ import { Timestamp, toTimestamp } from "./timestamp.js"
 
 /** `is_default` may only confirm the operation: `false` would ask for something this route does not do. */
 const OnlyTrue = StrictBoolean.check(
-  Schema.makeFilter<boolean>((value) => value, { ...issue("not_allowed", "may only be true"), toJsonSchema: () => ({ const: true }) })
+  Schema.makeFilter<boolean>((value) => value, {
+    ...issue("not_allowed", "may only be true"),
+    toJsonSchema: () => ({ const: true })
+  })
 )
 
 export interface PaymentMethod {

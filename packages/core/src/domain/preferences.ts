@@ -26,12 +26,14 @@ export const defaultPreferenceValues = {
 /** Read-only fields: accepted whatever their type or value, then ignored. */
 const ReadOnly = Schema.optionalKey(
   // Already in JSON form (no codec to derive), so the generated JSON Schema keeps the description below.
-  Schema.declare((_: unknown): _ is unknown => true, { toCodecJson: () => undefined }).check(
-    describedAs({
-      type: ["string", "number", "boolean", "object", "array", "null"],
-      description: "read-only: accepted whatever its value, and ignored"
-    })
-  ).annotate({ identifier: "ReadOnlyField" })
+  Schema.declare((_: unknown): _ is unknown => true, { toCodecJson: () => undefined })
+    .check(
+      describedAs({
+        type: ["string", "number", "boolean", "object", "array", "null"],
+        description: "read-only: accepted whatever its value, and ignored"
+      })
+    )
+    .annotate({ identifier: "ReadOnlyField" })
 )
 
 /**
@@ -75,9 +77,17 @@ export const applyPatch = (current: Preferences, patch: PreferencesPatch, now: D
   const timezone = patch.timezone ?? current.timezone
   const mfaEnabled = patch.mfaEnabled ?? current.mfaEnabled
   // Plain comparisons: a tag is a string and an offset a number, brands aside.
-  if (language === current.language && timezone === current.timezone && mfaEnabled === current.mfaEnabled) return current
+  if (language === current.language && timezone === current.timezone && mfaEnabled === current.mfaEnabled)
+    return current
   // A literal rather than a spread: this runs on every PUT that changes something.
-  return { id: current.id, language, timezone, mfaEnabled, createdAt: current.createdAt, updatedAt: notBefore(now, current.updatedAt) }
+  return {
+    id: current.id,
+    language,
+    timezone,
+    mfaEnabled,
+    createdAt: current.createdAt,
+    updatedAt: notBefore(now, current.updatedAt)
+  }
 }
 
 /** The wire form of a record (docs/api.md, "Resources"). */

@@ -18,4 +18,5 @@ const writtenAt = boundedMemo(1024, (millis: number): string => new Date(millis)
 export const toTimestamp = (instant: Date): string => writtenAt(instant.getTime())
 
 /** The later of two instants: a record's `updatedAt` never moves backwards (docs/api.md, "Resources"). */
-export const notBefore = (instant: Date, stored: Date): Date => (instant.getTime() >= stored.getTime() ? instant : stored)
+export const notBefore = (instant: Date, stored: Date): Date =>
+  instant.getTime() >= stored.getTime() ? instant : stored

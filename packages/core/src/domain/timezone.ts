@@ -10,7 +10,10 @@ const STEP = 15
  * field reports only its first failing rule (docs/api.md, "Precise rules").
  */
 export const TimezoneOffset = Schema.Number.check(
-  Schema.makeFilter<number>(Number.isInteger, { ...issue("invalid_type", "must be an integer"), toJsonSchema: () => ({ type: "integer" }) }).abort(),
+  Schema.makeFilter<number>(Number.isInteger, {
+    ...issue("invalid_type", "must be an integer"),
+    toJsonSchema: () => ({ type: "integer" })
+  }).abort(),
   Schema.makeFilter<number>((minutes) => minutes >= MIN && minutes <= MAX, {
     ...issue("out_of_range", `must be between ${MIN} and ${MAX}`),
     toJsonSchema: () => ({ minimum: MIN, maximum: MAX })

@@ -1,9 +1,7 @@
 import { isWellFormedToken } from "../domain/token.js"
 
 export type Credential =
-  | { readonly _tag: "Missing" }
-  | { readonly _tag: "Malformed" }
-  | { readonly _tag: "Token"; readonly token: string }
+  { readonly _tag: "Missing" } | { readonly _tag: "Malformed" } | { readonly _tag: "Token"; readonly token: string }
 
 const MISSING: Credential = { _tag: "Missing" }
 const MALFORMED: Credential = { _tag: "Malformed" }

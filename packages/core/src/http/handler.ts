@@ -11,7 +11,15 @@ import { PROBLEM_CONTENT_TYPE, problemBody, problemOf, problems, type Problem } 
 import { makeRateLimiter } from "./rate-limit.js"
 import { compileRouter } from "./router.js"
 import { apiRoutes, type Operation, type OperationRequest } from "./routes.js"
-import type { AccordRuntime, AccordServices, BodyReadResult, HttpHandler, HttpHandlerOptions, HttpRequest, HttpResponse } from "./types.js"
+import type {
+  AccordRuntime,
+  AccordServices,
+  BodyReadResult,
+  HttpHandler,
+  HttpHandlerOptions,
+  HttpRequest,
+  HttpResponse
+} from "./types.js"
 
 export const DEFAULT_PREFIX = "/api"
 export const DEFAULT_BODY_LIMIT = 16_384
@@ -50,8 +58,14 @@ const declaresBody = (request: HttpRequest): boolean => {
 /** A step's result: its value, or the problem that answers the request. */
 type Outcome<A> = { readonly ok: true; readonly value: A } | { readonly ok: false; readonly problem: Problem }
 
-const MISSING_CREDENTIAL_OUTCOME: Outcome<never> = { ok: false, problem: problemOf(new Unauthenticated({ reason: "missing" })) }
-const INVALID_CREDENTIAL_OUTCOME: Outcome<never> = { ok: false, problem: problemOf(new Unauthenticated({ reason: "invalid_token" })) }
+const MISSING_CREDENTIAL_OUTCOME: Outcome<never> = {
+  ok: false,
+  problem: problemOf(new Unauthenticated({ reason: "missing" }))
+}
+const INVALID_CREDENTIAL_OUTCOME: Outcome<never> = {
+  ok: false,
+  problem: problemOf(new Unauthenticated({ reason: "invalid_token" }))
+}
 const INSUFFICIENT_SCOPE_OUTCOME: Outcome<never> = { ok: false, problem: problemOf(new InsufficientScope()) }
 type Program = Effect.Effect<unknown, DomainError, AccordServices>
 /** Starts an operation's program once the caller is known. */
@@ -103,7 +117,10 @@ const principalKey = (principal: Principal): string =>
  * Runs a program on the runtime without a scheduler hop when it can: effect 4 starts a fiber synchronously, so a
  * program that waits for nothing (store-memory, a cached key set) has its exit at once; otherwise it is awaited.
  */
-const runExit = <A>(runtime: AccordRuntime, program: Effect.Effect<A, never, AccordServices>): Exit.Exit<A, unknown> | Promise<Exit.Exit<A, unknown>> => {
+const runExit = <A>(
+  runtime: AccordRuntime,
+  program: Effect.Effect<A, never, AccordServices>
+): Exit.Exit<A, unknown> | Promise<Exit.Exit<A, unknown>> => {
   const fiber = runtime.runFork(program)
   const exit = fiber.pollUnsafe()
   if (exit !== undefined) return exit
@@ -117,7 +134,9 @@ const runExit = <A>(runtime: AccordRuntime, program: Effect.Effect<A, never, Acc
 const outcomeOf = <A>(exit: Exit.Exit<Result.Result<A, DomainError>, unknown>): Outcome<A> => {
   if (Exit.isFailure(exit)) throw Cause.squash(exit.cause)
   const result = exit.value
-  return Result.isSuccess(result) ? { ok: true, value: result.success } : { ok: false, problem: problemOf(result.failure) }
+  return Result.isSuccess(result)
+    ? { ok: true, value: result.success }
+    : { ok: false, problem: problemOf(result.failure) }
 }
 
 /**
@@ -140,20 +159,38 @@ export const makeHttpHandler = (options: HttpHandlerOptions): HttpHandler => {
     ...apiRoutes.map((api) => ({
       path: api.path,
       exact: api.exact,
-      endpoints: new Map(api.operations.map((operation): [string, Endpoint] => [operation.method, { kind: "operation", operation }]))
+      endpoints: new Map(
+        api.operations.map((operation): [string, Endpoint] => [operation.method, { kind: "operation", operation }])
+      )
     })),
-    { path: "/openapi.json", exact: true, endpoints: staticEndpoint(() => ({ contentType: JSON_TYPE, body: openApi() })) },
-    { path: "/docs", exact: true, endpoints: staticEndpoint(() => ({ contentType: "text/html; charset=utf-8", body: docsPage })) },
+    {
+      path: "/openapi.json",
+      exact: true,
+      endpoints: staticEndpoint(() => ({ contentType: JSON_TYPE, body: openApi() }))
+    },
+    {
+      path: "/docs",
+      exact: true,
+      endpoints: staticEndpoint(() => ({ contentType: "text/html; charset=utf-8", body: docsPage }))
+    },
     {
       path: "/docs/{asset}",
       exact: true,
       endpoints: staticEndpoint(({ asset = "" }) =>
-        asset === "init.js" ? { contentType: "text/javascript; charset=utf-8", body: DOCS_INIT_SCRIPT } : docs.get(asset)
+        asset === "init.js"
+          ? { contentType: "text/javascript; charset=utf-8", body: DOCS_INIT_SCRIPT }
+          : docs.get(asset)
       )
     }
   ])
 
-  const respond = (requestId: string, status: number, contentType: string | undefined, body: string | Uint8Array | undefined, extra?: Readonly<Record<string, string>>): HttpResponse => {
+  const respond = (
+    requestId: string,
+    status: number,
+    contentType: string | undefined,
+    body: string | Uint8Array | undefined,
+    extra?: Readonly<Record<string, string>>
+  ): HttpResponse => {
     // Built field by field (no spreads): this runs for every response, and the order is the header order on the wire.
     const headers: Record<string, string> = {}
     if (contentType !== undefined) headers["content-type"] = contentType
@@ -182,9 +219,15 @@ export const makeHttpHandler = (options: HttpHandlerOptions): HttpHandler => {
   }
 
   /** With the body read (or refused): "required" (400), then the use case. */
-  const useCase = (operation: Operation, start: Start, params: OperationRequest["params"], read: Outcome<unknown>): Effect.Effect<Outcome<unknown>, DomainError, AccordServices> => {
+  const useCase = (
+    operation: Operation,
+    start: Start,
+    params: OperationRequest["params"],
+    read: Outcome<unknown>
+  ): Effect.Effect<Outcome<unknown>, DomainError, AccordServices> => {
     if (!read.ok) return Effect.succeed(read)
-    if (read.value === undefined && operation.body?.required === true) return Effect.succeed(refuse(problems.bodyRequired()))
+    if (read.value === undefined && operation.body?.required === true)
+      return Effect.succeed(refuse(problems.bodyRequired()))
     return Effect.map(start({ params, body: read.value }), succeed)
   }
 
@@ -193,14 +236,21 @@ export const makeHttpHandler = (options: HttpHandlerOptions): HttpHandler => {
    * the headers, or already arrived in full); otherwise the program ends awaiting it, since the read is the adapter's
    * I/O, not an Effect.
    */
-  const afterCredentials = (operation: Operation, request: HttpRequest, params: OperationRequest["params"], start: Start): Step => {
+  const afterCredentials = (
+    operation: Operation,
+    request: HttpRequest,
+    params: OperationRequest["params"],
+    start: Start
+  ): Step => {
     if (operation.body === undefined) return useCase(operation, start, params, NO_BODY)
     const decided = bodyByHeaders(request, limit)
     if (decided !== undefined) return useCase(operation, start, params, decided)
     const arrived = request.readBodyNow?.(limit)
     if (arrived !== undefined) return useCase(operation, start, params, parseBody(arrived, limit))
     const read = request.readBody
-    return read === undefined ? useCase(operation, start, params, NO_BODY) : Effect.succeed({ awaiting: { start, read } })
+    return read === undefined
+      ? useCase(operation, start, params, NO_BODY)
+      : Effect.succeed({ awaiting: { start, read } })
   }
 
   /**
@@ -208,7 +258,11 @@ export const makeHttpHandler = (options: HttpHandlerOptions): HttpHandler => {
    * use case. Usually one fiber runs it all; a body still on its way is awaited, then a second fiber runs the use case.
    * A request without a usable credential is refused in plain code, with no fiber.
    */
-  const runOperation = (operation: Operation, request: HttpRequest, params: OperationRequest["params"]): Outcome<unknown> | Promise<Outcome<unknown>> => {
+  const runOperation = (
+    operation: Operation,
+    request: HttpRequest,
+    params: OperationRequest["params"]
+  ): Outcome<unknown> | Promise<Outcome<unknown>> => {
     const access = operation.access
     let program: Step
     if (access.kind === "none") program = Effect.suspend(() => afterCredentials(operation, request, params, access.run))
@@ -245,8 +299,10 @@ export const makeHttpHandler = (options: HttpHandlerOptions): HttpHandler => {
   const answer = (request: HttpRequest, requestId: string): Answer | Promise<Answer> => {
     const isHead = request.method === "HEAD"
     const path = request.path
-    if (path.length > maxPathLength) return { response: problemResponse(requestId, problems.uriTooLong(maxPathLength), isHead) }
-    const inPrefix = path.startsWith(prefix) && (path.length === prefix.length || path.charCodeAt(prefix.length) === 0x2f /* / */)
+    if (path.length > maxPathLength)
+      return { response: problemResponse(requestId, problems.uriTooLong(maxPathLength), isHead) }
+    const inPrefix =
+      path.startsWith(prefix) && (path.length === prefix.length || path.charCodeAt(prefix.length) === 0x2f) /* / */
     const match = inPrefix ? route(path.slice(prefix.length)) : undefined
     if (match === undefined) return { response: problemResponse(requestId, problems.notFound(), isHead) }
     const template = prefix + match.route.template

@@ -9,8 +9,7 @@ const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(["__proto__", "constructor",
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
 
 export type JsonReadResult =
-  | { readonly ok: true; readonly value: unknown }
-  | { readonly ok: false; readonly detail: string }
+  { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly detail: string }
 
 const fail = (detail: string): JsonReadResult => ({ ok: false, detail })
 

@@ -5,7 +5,16 @@ import { apiRoutes, type Operation } from "./routes.js"
 
 const FieldProblem = Schema.Struct({
   pointer: Schema.String.annotate({ description: "JSON pointer to the field, e.g. /email" }),
-  code: Schema.Literals(["required", "invalid_type", "too_short", "too_long", "out_of_range", "invalid_format", "unknown_field", "not_allowed"]),
+  code: Schema.Literals([
+    "required",
+    "invalid_type",
+    "too_short",
+    "too_long",
+    "out_of_range",
+    "invalid_format",
+    "unknown_field",
+    "not_allowed"
+  ]),
   detail: Schema.String
 }).annotate({ identifier: "FieldProblem" })
 
@@ -127,7 +136,8 @@ export const makeOpenApiDocument = (options: { readonly serverUrl: string }): Js
         bearerAuth: {
           type: "http",
           scheme: "bearer",
-          description: "Authorization: Bearer <token> (or Token <token>). Tokens: 1-512 of [A-Za-z0-9._~+/-] then any '='."
+          description:
+            "Authorization: Bearer <token> (or Token <token>). Tokens: 1-512 of [A-Za-z0-9._~+/-] then any '='."
         }
       }
     }

@@ -73,7 +73,11 @@ export const problems = {
     code: "unsupported_media_type",
     detail: "The body must be sent as application/json (UTF-8)."
   }),
-  uriTooLong: (max: number): Problem => ({ status: 414, code: "uri_too_long", detail: `The path is longer than ${max} characters.` }),
+  uriTooLong: (max: number): Problem => ({
+    status: 414,
+    code: "uri_too_long",
+    detail: `The path is longer than ${max} characters.`
+  }),
   rateLimited: (retryAfterSeconds: number): Problem => ({
     status: 429,
     code: "rate_limited",

@@ -29,7 +29,10 @@ export const makeRateLimiter = (options: RateLimitOptions, now: () => number = (
       }
     } else {
       buckets.delete(key)
-      bucket.tokens = Math.min(options.capacity, bucket.tokens + ((at - bucket.updatedAt) / 1000) * options.refillPerSecond)
+      bucket.tokens = Math.min(
+        options.capacity,
+        bucket.tokens + ((at - bucket.updatedAt) / 1000) * options.refillPerSecond
+      )
       bucket.updatedAt = at
     }
     buckets.set(key, bucket)

@@ -46,10 +46,16 @@ export const compileRouter = <E>(routes: ReadonlyArray<RouteInput<E>>) => {
     const methods = new Set(route.endpoints.keys())
     if (methods.has("GET")) methods.add("HEAD")
     methods.add("OPTIONS")
-    const compiled: CompiledRoute<E> = { template: route.path, endpoints: route.endpoints, allow: [...methods].sort().join(", ") }
+    const compiled: CompiledRoute<E> = {
+      template: route.path,
+      endpoints: route.endpoints,
+      allow: [...methods].sort().join(", ")
+    }
     const bare = route.path.endsWith("/") ? route.path.slice(0, -1) : route.path
     const segments = bare.split("/").slice(1)
-    const params = segments.filter((segment) => segment.startsWith("{") && segment.endsWith("}")).map((segment) => segment.slice(1, -1))
+    const params = segments
+      .filter((segment) => segment.startsWith("{") && segment.endsWith("}"))
+      .map((segment) => segment.slice(1, -1))
     if (params.length === 0) {
       // An exact route answers only its path as written without a trailing slash; the others answer both forms.
       literals.set(bare, compiled)
@@ -57,7 +63,9 @@ export const compileRouter = <E>(routes: ReadonlyArray<RouteInput<E>>) => {
       continue
     }
     // A parameter is one non-empty segment, still percent-encoded; an exact route takes no trailing slash.
-    const pattern = segments.map((segment) => "/" + (segment.startsWith("{") && segment.endsWith("}") ? "([^/]+)" : escapeRegExp(segment))).join("")
+    const pattern = segments
+      .map((segment) => "/" + (segment.startsWith("{") && segment.endsWith("}") ? "([^/]+)" : escapeRegExp(segment)))
+      .join("")
     matchers.push({ pattern: new RegExp(`^${pattern}${route.exact ? "" : "/?"}$`), params, route: compiled })
   }
 

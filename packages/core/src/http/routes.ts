@@ -113,7 +113,8 @@ export const apiRoutes: ReadonlyArray<Route> = [
         summary: "List the user's payment methods, ordered by id",
         access: {
           kind: "user",
-          run: (userId) => Effect.map(listPaymentMethods(userId), (methods) => ({ data: methods.map(toPaymentMethodView) }))
+          run: (userId) =>
+            Effect.map(listPaymentMethods(userId), (methods) => ({ data: methods.map(toPaymentMethodView) }))
         },
         successStatus: 200,
         response: PaymentMethodList,

@@ -38,7 +38,8 @@ export const nodeBodyReader =
       }
       const onEnd = (): void => settle({ _tag: "Read", bytes: Buffer.concat(chunks, received) })
       const onError = (): void => settle({ _tag: "Aborted" })
-      const onClose = (): void => settle(stream.readableEnded ? { _tag: "Read", bytes: Buffer.concat(chunks, received) } : { _tag: "Aborted" })
+      const onClose = (): void =>
+        settle(stream.readableEnded ? { _tag: "Read", bytes: Buffer.concat(chunks, received) } : { _tag: "Aborted" })
       stream.on("data", onData)
       stream.once("end", onEnd)
       stream.once("close", onClose)
@@ -58,7 +59,8 @@ const takenWhole = new WeakSet<IncomingMessage>()
 export const nodeBodyNow =
   (request: IncomingMessage, stream: Readable) =>
   (limit: number): BodyReadResult | undefined => {
-    if (stream !== request || request.readableFlowing === true || request.readableEnded || request.destroyed) return undefined
+    if (stream !== request || request.readableFlowing === true || request.readableEnded || request.destroyed)
+      return undefined
     // A host that set an encoding gets strings from read(); leave such a stream to the reader that handles them.
     if (request.readableEncoding !== null) return undefined
     const declared = request.headers["content-length"]

@@ -41,19 +41,37 @@ const encode = (cost: { N: number; r: number; p: number }, salt: Buffer, key: Bu
 
 const decodeHash = (hash: PasswordHash) => {
   const [scheme, N, r, p, salt, key] = hash.split("$")
-  if (scheme !== "scrypt" || N === undefined || r === undefined || p === undefined || salt === undefined || key === undefined) {
+  if (
+    scheme !== "scrypt" ||
+    N === undefined ||
+    r === undefined ||
+    p === undefined ||
+    salt === undefined ||
+    key === undefined
+  ) {
     return undefined
   }
-  return { cost: { N: Number(N), r: Number(r), p: Number(p) }, salt: Buffer.from(salt, "base64"), key: Buffer.from(key, "base64") }
+  return {
+    cost: { N: Number(N), r: Number(r), p: Number(p) },
+    salt: Buffer.from(salt, "base64"),
+    key: Buffer.from(key, "base64")
+  }
 }
 
 /** scrypt via node:crypto with a random salt per hash and bounded concurrency (503 when saturated). */
 export const makeScryptHasher = (options: ScryptHasherOptions = {}) =>
   Effect.gen(function* () {
-    const cost = { N: options.N ?? productionScryptCost.N, r: options.r ?? productionScryptCost.r, p: options.p ?? productionScryptCost.p }
+    const cost = {
+      N: options.N ?? productionScryptCost.N,
+      r: options.r ?? productionScryptCost.r,
+      p: options.p ?? productionScryptCost.p
+    }
     const maxConcurrent = options.maxConcurrent ?? DEFAULT_SCRYPT_MAX_CONCURRENT
     const maxQueued = options.maxQueued ?? DEFAULT_SCRYPT_MAX_QUEUED
-    const saturated = new Unavailable({ reason: "hashing_saturated", retryAfterSeconds: options.retryAfterSeconds ?? 1 })
+    const saturated = new Unavailable({
+      reason: "hashing_saturated",
+      retryAfterSeconds: options.retryAfterSeconds ?? 1
+    })
     const slots = yield* Semaphore.make(maxConcurrent)
     let admitted = 0
 
@@ -61,10 +79,12 @@ export const makeScryptHasher = (options: ScryptHasherOptions = {}) =>
       Effect.suspend(() => {
         if (admitted >= maxConcurrent + maxQueued) return Effect.fail(saturated)
         admitted++
-        return slots.withPermits(1)(work).pipe(
-          Effect.mapError((cause) => new Unavailable({ reason: "hashing_saturated", retryAfterSeconds: 1, cause })),
-          Effect.ensuring(Effect.sync(() => admitted--))
-        )
+        return slots
+          .withPermits(1)(work)
+          .pipe(
+            Effect.mapError((cause) => new Unavailable({ reason: "hashing_saturated", retryAfterSeconds: 1, cause })),
+            Effect.ensuring(Effect.sync(() => admitted--))
+          )
       })
 
     return PasswordHasher.of({
@@ -79,8 +99,9 @@ export const makeScryptHasher = (options: ScryptHasherOptions = {}) =>
         const stored = decodeHash(hash)
         if (stored === undefined) return Effect.succeed(false)
         return bounded(
-          Effect.map(derive(Redacted.value(password), stored.salt, stored.cost), (key) =>
-            key.length === stored.key.length && timingSafeEqual(key, stored.key)
+          Effect.map(
+            derive(Redacted.value(password), stored.salt, stored.cost),
+            (key) => key.length === stored.key.length && timingSafeEqual(key, stored.key)
           )
         )
       }

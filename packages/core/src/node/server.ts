@@ -20,7 +20,8 @@ export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000
 export const nodeServerOptions = (options: StandaloneServerOptions): ServerOptions => {
   const requestTimeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS
   const headersTimeout =
-    options.headersTimeoutMs ?? (requestTimeout > 0 ? Math.min(DEFAULT_HEADERS_TIMEOUT_MS, requestTimeout) : DEFAULT_HEADERS_TIMEOUT_MS)
+    options.headersTimeoutMs ??
+    (requestTimeout > 0 ? Math.min(DEFAULT_HEADERS_TIMEOUT_MS, requestTimeout) : DEFAULT_HEADERS_TIMEOUT_MS)
   const shortest = Math.min(...[requestTimeout, headersTimeout].filter((timeout) => timeout > 0), 4000)
   return {
     maxHeaderSize: options.maxHeaderSize ?? DEFAULT_MAX_HEADER_SIZE,

@@ -14,7 +14,9 @@ const parseId = Schema.decodeUnknownOption(PaymentMethodId)
 // `Effect.withSpan(setDefaultPaymentMethod(...), name)`.
 
 /** The user's payment methods, ordered by id. */
-export const listPaymentMethods = (userId: UserId): Effect.Effect<ReadonlyArray<PaymentMethod>, Unavailable, PaymentMethods> =>
+export const listPaymentMethods = (
+  userId: UserId
+): Effect.Effect<ReadonlyArray<PaymentMethod>, Unavailable, PaymentMethods> =>
   Effect.flatMap(PaymentMethods, (methods) => methods.listByUser(userId))
 
 const notFound = new NotFound({ resource: "payment_method" })
@@ -31,5 +33,7 @@ export const setDefaultPaymentMethod = (
   Effect.flatMap(decodeBody(input ?? {}), () => {
     const methodId = parseId(id)
     if (Option.isNone(methodId)) return Effect.fail(notFound)
-    return Effect.flatMap(PaymentMethods, (methods) => Effect.flatMap(now, (at) => methods.setDefault(userId, methodId.value, at)))
+    return Effect.flatMap(PaymentMethods, (methods) =>
+      Effect.flatMap(now, (at) => methods.setDefault(userId, methodId.value, at))
+    )
   })

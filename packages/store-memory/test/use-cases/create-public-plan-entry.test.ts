@@ -29,7 +29,8 @@ describe("createPublicPlanEntry: email", () => {
   ])("accepts %j as %j (trimmed, domain lower-cased)", ([sent, expected]) =>
     Effect.gen(function* () {
       expect(yield* create({ email: sent, password: PASSWORD })).toEqual({ email: expected })
-    }))
+    })
+  )
 
   const cases: ReadonlyArray<readonly [label: string, email: unknown, issue: Issue]> = [
     ["null", null, ["/email", "invalid_type"]],
@@ -66,7 +67,8 @@ describe("createPublicPlanEntry: email", () => {
   it.effect.each(cases)("rejects %s", ([, email, expected]) =>
     Effect.gen(function* () {
       expect(yield* issuesOf(create({ email, password: PASSWORD }))).toEqual([expected])
-    }))
+    })
+  )
 })
 
 describe("createPublicPlanEntry: password", () => {
@@ -79,7 +81,8 @@ describe("createPublicPlanEntry: password", () => {
   ])("accepts %s", ([, password]) =>
     Effect.gen(function* () {
       expect(yield* create({ email: "a@example.com", password })).toEqual({ email: "a@example.com" })
-    }))
+    })
+  )
 
   const cases: ReadonlyArray<readonly [label: string, password: unknown, issue: Issue]> = [
     ["null", null, ["/password", "invalid_type"]],
@@ -94,14 +97,16 @@ describe("createPublicPlanEntry: password", () => {
   it.effect.each(cases)("rejects %s", ([, password, expected]) =>
     Effect.gen(function* () {
       expect(yield* issuesOf(create({ email: "a@example.com", password }))).toEqual([expected])
-    }))
+    })
+  )
 
   it.effect("an error never carries the password", () =>
     Effect.gen(function* () {
       const error = yield* Effect.flip(create({ email: "a@example.com", password: "s3cret!" }))
       expect(JSON.stringify(error)).not.toContain("s3cret!")
       expect(String(error)).not.toContain("s3cret!")
-    }))
+    })
+  )
 })
 
 describe("createPublicPlanEntry: body", () => {
@@ -111,7 +116,8 @@ describe("createPublicPlanEntry: body", () => {
         ["/email", "required"],
         ["/password", "required"]
       ])
-    }))
+    })
+  )
 
   it.effect("unknown fields are rejected next to the field errors, sorted by pointer", () =>
     Effect.gen(function* () {
@@ -121,14 +127,17 @@ describe("createPublicPlanEntry: body", () => {
         ["/password", "too_short"],
         ["/zeta", "unknown_field"]
       ])
-    }))
+    })
+  )
 
   it.effect("each issue has a human detail", () =>
     Effect.gen(function* () {
       const error = yield* Effect.flip(create({ email: 1 }))
       expect(error).toBeInstanceOf(ValidationError)
-      if (error instanceof ValidationError) for (const found of error.issues) expect(found.detail.length).toBeGreaterThan(0)
-    }))
+      if (error instanceof ValidationError)
+        for (const found of error.issues) expect(found.detail.length).toBeGreaterThan(0)
+    })
+  )
 })
 
 describe("createPublicPlanEntry: storage and no enumeration", () => {
@@ -146,7 +155,8 @@ describe("createPublicPlanEntry: storage and no enumeration", () => {
       if (stored === undefined) throw new Error("the entry was stored")
       expect(yield* hasher.verify(Redacted.make(PASSWORD), stored.passwordHash)).toBe(true)
       expect(yield* hasher.verify(Redacted.make(PASSWORD + "!"), stored.passwordHash)).toBe(false)
-    }).pipe(Effect.provide(TestServices)))
+    }).pipe(Effect.provide(TestServices))
+  )
 
   it.effect("two entries with one password get different salts", () =>
     Effect.gen(function* () {
@@ -155,7 +165,8 @@ describe("createPublicPlanEntry: storage and no enumeration", () => {
       const one = yield* storedFor("one@example.com")
       const two = yield* storedFor("two@example.com")
       expect(one?.passwordHash).not.toBe(two?.passwordHash)
-    }).pipe(Effect.provide(TestServices)))
+    }).pipe(Effect.provide(TestServices))
+  )
 
   it.effect("a duplicate email (any case) gets the response a new one would, and the first password stays", () =>
     Effect.gen(function* () {
@@ -170,7 +181,8 @@ describe("createPublicPlanEntry: storage and no enumeration", () => {
       if (after === undefined) throw new Error("the entry was stored")
       expect(yield* hasher.verify(Redacted.make(PASSWORD), after.passwordHash)).toBe(true)
       expect(yield* hasher.verify(Redacted.make("another password"), after.passwordHash)).toBe(false)
-    }).pipe(Effect.provide(TestServices)))
+    }).pipe(Effect.provide(TestServices))
+  )
 
   it.effect("a duplicate is hashed too (same work as a new entry, so timing does not tell them apart)", () =>
     Effect.gen(function* () {
@@ -180,15 +192,18 @@ describe("createPublicPlanEntry: storage and no enumeration", () => {
         hash: (password) => Effect.tap(real.hash(password), () => Effect.sync(() => hashes++)),
         verify: real.verify
       })
-      const run = (email: string) => Effect.provideService(createPublicPlanEntry({ email, password: PASSWORD }), PasswordHasher, counting)
+      const run = (email: string) =>
+        Effect.provideService(createPublicPlanEntry({ email, password: PASSWORD }), PasswordHasher, counting)
       yield* run("dup@example.com")
       yield* run("DUP@example.com")
       expect(hashes).toBe(2)
-    }).pipe(Effect.provide(TestServices)))
+    }).pipe(Effect.provide(TestServices))
+  )
 
   it.effect("an invalid body stores nothing", () =>
     Effect.gen(function* () {
       yield* Effect.flip(createPublicPlanEntry({ email: "kept@example.com", password: "short" }))
       expect(yield* storedFor("kept@example.com")).toBeUndefined()
-    }).pipe(Effect.provide(TestServices)))
+    }).pipe(Effect.provide(TestServices))
+  )
 })

@@ -24,7 +24,8 @@ describe("updateLanguagePreferences: language", () => {
   ])("accepts %j and stores %j", ([sent, stored]) =>
     Effect.gen(function* () {
       expect((yield* viewAfterUpdate({ language: sent })).language).toBe(stored)
-    }))
+    })
+  )
 
   const cases: ReadonlyArray<readonly [label: string, language: unknown, issue: Issue]> = [
     ["null", null, ["/language", "invalid_type"]],
@@ -43,14 +44,16 @@ describe("updateLanguagePreferences: language", () => {
   it.effect.each(cases)("rejects %s", ([, language, expected]) =>
     Effect.gen(function* () {
       expect(yield* issuesOf(update({ language }))).toEqual([expected])
-    }))
+    })
+  )
 })
 
 describe("updateLanguagePreferences: timezone", () => {
   it.effect.each([-720, -705, -15, 0, 15, 330, 345, 600, 825, 840, 60.0])("accepts %d", (timezone) =>
     Effect.gen(function* () {
       expect((yield* viewAfterUpdate({ timezone })).timezone).toBe(timezone)
-    }))
+    })
+  )
 
   const cases: ReadonlyArray<readonly [label: string, timezone: unknown, issue: Issue]> = [
     ["null", null, ["/timezone", "invalid_type"]],
@@ -72,19 +75,24 @@ describe("updateLanguagePreferences: timezone", () => {
   it.effect.each(cases)("rejects %s", ([, timezone, expected]) =>
     Effect.gen(function* () {
       expect(yield* issuesOf(update({ timezone }))).toEqual([expected])
-    }))
+    })
+  )
 })
 
 describe("updateLanguagePreferences: mfa_enabled", () => {
   it.effect.each([true, false])("accepts %j", (mfa_enabled) =>
     Effect.gen(function* () {
       expect((yield* viewAfterUpdate({ mfa_enabled })).mfa_enabled).toBe(mfa_enabled)
-    }))
+    })
+  )
 
-  it.effect.each(["true", "false", 1, 0, null, [], {}])("rejects %j as invalid_type (JSON booleans only)", (mfa_enabled) =>
-    Effect.gen(function* () {
-      expect(yield* issuesOf(update({ mfa_enabled }))).toEqual([["/mfa_enabled", "invalid_type"]])
-    }))
+  it.effect.each(["true", "false", 1, 0, null, [], {}])(
+    "rejects %j as invalid_type (JSON booleans only)",
+    (mfa_enabled) =>
+      Effect.gen(function* () {
+        expect(yield* issuesOf(update({ mfa_enabled }))).toEqual([["/mfa_enabled", "invalid_type"]])
+      })
+  )
 })
 
 describe("updateLanguagePreferences: body", () => {
@@ -99,7 +107,8 @@ describe("updateLanguagePreferences: body", () => {
         ["/timezone", "invalid_format"],
         ["/zzz", "unknown_field"]
       ])
-    }))
+    })
+  )
 
   it.effect("pointers escape '/' and '~' in unknown field names (RFC 6901)", () =>
     Effect.gen(function* () {
@@ -107,7 +116,8 @@ describe("updateLanguagePreferences: body", () => {
         ["/a~1b", "unknown_field"],
         ["/c~0d", "unknown_field"]
       ])
-    }))
+    })
+  )
 
   it.effect("an invalid field stores nothing, not even the valid ones beside it", () =>
     Effect.gen(function* () {
@@ -116,7 +126,8 @@ describe("updateLanguagePreferences: body", () => {
       const current = yield* getLanguagePreferences(alice)
       expect(current.language).toBe("en")
       expect(current.timezone).toBe(0)
-    }).pipe(Effect.provide(TestServices)))
+    }).pipe(Effect.provide(TestServices))
+  )
 
   it.effect.each([
     { id: "x" },
@@ -129,7 +140,8 @@ describe("updateLanguagePreferences: body", () => {
       yield* TestClock.adjust("1 minute")
       const after = toPreferencesView(yield* updateLanguagePreferences(alice, body))
       expect(after).toEqual(before)
-    }).pipe(Effect.provide(TestServices)))
+    }).pipe(Effect.provide(TestServices))
+  )
 })
 
 describe("updateLanguagePreferences: records and timestamps", () => {
@@ -143,20 +155,24 @@ describe("updateLanguagePreferences: records and timestamps", () => {
         created_at: EPOCH,
         updated_at: EPOCH
       })
-    }).pipe(Effect.provide(TestServices)))
+    }).pipe(Effect.provide(TestServices))
+  )
 
   it.effect("a creating update that sets values still has created_at = updated_at", () =>
     Effect.gen(function* () {
       yield* TestClock.adjust("1 minute")
-      expect(toPreferencesView(yield* updateLanguagePreferences(alice, { language: "fr", mfa_enabled: true }))).toEqual({
-        id: 1,
-        language: "fr",
-        timezone: 0,
-        mfa_enabled: true,
-        created_at: ONE_MINUTE_LATER,
-        updated_at: ONE_MINUTE_LATER
-      })
-    }).pipe(Effect.provide(TestServices)))
+      expect(toPreferencesView(yield* updateLanguagePreferences(alice, { language: "fr", mfa_enabled: true }))).toEqual(
+        {
+          id: 1,
+          language: "fr",
+          timezone: 0,
+          mfa_enabled: true,
+          created_at: ONE_MINUTE_LATER,
+          updated_at: ONE_MINUTE_LATER
+        }
+      )
+    }).pipe(Effect.provide(TestServices))
+  )
 
   it.effect("{} is a no-op that returns (and on first access creates) the record", () =>
     Effect.gen(function* () {
@@ -164,7 +180,8 @@ describe("updateLanguagePreferences: records and timestamps", () => {
       yield* TestClock.adjust("1 minute")
       expect(yield* updateLanguagePreferences(alice, {})).toEqual(created)
       expect(toPreferencesView(created)).toMatchObject({ language: "en", created_at: EPOCH, updated_at: EPOCH })
-    }).pipe(Effect.provide(TestServices)))
+    }).pipe(Effect.provide(TestServices))
+  )
 
   it.effect("merge: each present field is set, each absent field keeps its value", () =>
     Effect.gen(function* () {
@@ -173,7 +190,8 @@ describe("updateLanguagePreferences: records and timestamps", () => {
       yield* updateLanguagePreferences(alice, { mfa_enabled: true })
       const view = toPreferencesView(yield* updateLanguagePreferences(alice, { language: "de" }))
       expect(view).toMatchObject({ language: "de", timezone: 60, mfa_enabled: true })
-    }).pipe(Effect.provide(TestServices)))
+    }).pipe(Effect.provide(TestServices))
+  )
 
   it.effect("updated_at moves only on a real change; id and created_at never change", () =>
     Effect.gen(function* () {
@@ -189,7 +207,8 @@ describe("updateLanguagePreferences: records and timestamps", () => {
       yield* TestClock.adjust("1 minute")
       const read = toPreferencesView(yield* getLanguagePreferences(alice))
       expect(read).toEqual(changed)
-    }).pipe(Effect.provide(TestServices)))
+    }).pipe(Effect.provide(TestServices))
+  )
 
   it.effect("each user has one record; ids are store-wide and increasing", () =>
     Effect.gen(function* () {
@@ -198,7 +217,8 @@ describe("updateLanguagePreferences: records and timestamps", () => {
       expect([first.id, second.id]).toEqual([1, 2])
       expect(second.language).toBe("en")
       expect((yield* getLanguagePreferences(alice)).id).toBe(1)
-    }).pipe(Effect.provide(TestServices)))
+    }).pipe(Effect.provide(TestServices))
+  )
 
   it.effect("concurrent updates to different fields are all kept", () =>
     Effect.gen(function* () {
@@ -215,5 +235,6 @@ describe("updateLanguagePreferences: records and timestamps", () => {
         timezone: 540,
         mfa_enabled: true
       })
-    }).pipe(Effect.provide(TestServices)))
+    }).pipe(Effect.provide(TestServices))
+  )
 })

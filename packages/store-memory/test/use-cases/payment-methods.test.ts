@@ -46,16 +46,19 @@ describe("setDefaultPaymentMethod", () => {
         ])
         expect(yield* views(bob)).toEqual([{ id: "pm_bob", is_default: false, created_at: EPOCH, updated_at: EPOCH }])
       })
-    ))
+    )
+  )
 
-  it.effect.each([["no body", undefined], ["{}", {}], ['{"is_default": true}', { is_default: true }]])(
-    "accepts %s",
-    ([, body]) =>
-      run(
-        Effect.gen(function* () {
-          expect((yield* setDefaultPaymentMethod(alice, "pm_2", body)).isDefault).toBe(true)
-        })
-      )
+  it.effect.each([
+    ["no body", undefined],
+    ["{}", {}],
+    ['{"is_default": true}', { is_default: true }]
+  ])("accepts %s", ([, body]) =>
+    run(
+      Effect.gen(function* () {
+        expect((yield* setDefaultPaymentMethod(alice, "pm_2", body)).isDefault).toBe(true)
+      })
+    )
   )
 
   it.effect("is idempotent: repeating it returns the same method with the same updated_at", () =>
@@ -68,7 +71,8 @@ describe("setDefaultPaymentMethod", () => {
         expect(toPaymentMethodView(yield* setDefaultPaymentMethod(alice, "pm_2"))).toEqual(first)
         expect(yield* views(alice)).toEqual(listed)
       })
-    ))
+    )
+  )
 
   it.effect("setting the current default changes nothing", () =>
     run(
@@ -78,7 +82,8 @@ describe("setDefaultPaymentMethod", () => {
         expect(toPaymentMethodView(yield* setDefaultPaymentMethod(alice, "pm_1"))).toEqual(before[0])
         expect(yield* views(alice)).toEqual(before)
       })
-    ))
+    )
+  )
 
   it.effect("another user's method is NotFound, and nothing changes", () =>
     run(
@@ -88,7 +93,8 @@ describe("setDefaultPaymentMethod", () => {
         expect(yield* views(bob)).toEqual([{ id: "pm_bob", is_default: false, created_at: EPOCH, updated_at: EPOCH }])
         expect((yield* views(alice)).map((method) => method.is_default)).toEqual([true, false])
       })
-    ))
+    )
+  )
 
   it.effect.each([
     ["an unknown id", "pm_3"],
@@ -108,7 +114,8 @@ describe("setDefaultPaymentMethod", () => {
         expect(error).toBeInstanceOf(NotFound)
         expect(error).toMatchObject({ resource: "payment_method" })
       })
-    ))
+    )
+  )
 
   it.effect.each([
     ['{"is_default": false}', { is_default: false }, [["/is_default", "not_allowed"]]],
@@ -123,7 +130,8 @@ describe("setDefaultPaymentMethod", () => {
         expect(yield* issuesOf(setDefaultPaymentMethod(alice, "pm_2", body))).toEqual(expected)
         expect((yield* views(alice)).map((method) => method.is_default)).toEqual([true, false])
       })
-    ))
+    )
+  )
 
   it.effect("the body is checked before the id (shape and fields come before the use case)", () =>
     run(
@@ -132,7 +140,8 @@ describe("setDefaultPaymentMethod", () => {
           ["/is_default", "not_allowed"]
         ])
       })
-    ))
+    )
+  )
 })
 
 describe("listPaymentMethods", () => {
@@ -143,5 +152,6 @@ describe("listPaymentMethods", () => {
       })
       expect((yield* views(alice)).map((method) => method.id)).toEqual(["-", "0", "B", "_", "a"])
       expect(yield* views(bob)).toEqual([])
-    }).pipe(Effect.provide(TestServices)))
+    }).pipe(Effect.provide(TestServices))
+  )
 })

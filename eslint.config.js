@@ -11,18 +11,50 @@ const nodeBuiltins = {
     .filter((name) => !name.startsWith("_"))
     .map(escape)
     .join("|")})(/.*)?)$`,
-  message: "Core is runtime-neutral: Node-only APIs belong in packages/core/src/node (exported as @accord/core/node)."
+  message: "Core is runtime-neutral: Node-only APIs belong in @accord/node (packages/node)."
 }
 
-/** Core knows no framework, no driver, no logger, no other Accord package. */
+/** Core knows no framework, no driver, no logger, no UI, no other Accord package. */
 const coreForbidden = [
   {
-    regex: "^(koa|fastify|pg|pino|jose)(/.*)?$",
+    regex: "^(koa|fastify|express|pg|pino|jose)(/.*)?$",
     message:
       "Core is framework-free: frameworks, drivers, loggers and JWT libraries belong in adapters, stores or auth packages."
   },
   { regex: "^(@koa|@fastify|@electric-sql)/", message: "Core is framework-free: no framework or driver packages." },
+  {
+    regex: "^swagger-ui(-dist)?(/.*)?$",
+    message: "Core serves no UI of its own: the API reference page is @accord/api-reference, passed as `docs`."
+  },
   { regex: "^@accord/", message: "Core imports no other Accord package (and itself only through relative paths)." }
+]
+
+/** The domain is the innermost layer: the HTTP binding and the use cases build on it, never the other way round. */
+const domainForbidden = [
+  {
+    regex: "^(\\.\\./)+(http|use-cases)(/.*)?$",
+    message: "The domain imports neither the HTTP binding nor the use cases."
+  },
+  {
+    regex: "^(\\.\\./)+index(\\.js)?$",
+    message: "The domain imports neither the HTTP binding nor the use cases (nor core's index, which exports both)."
+  }
+]
+
+/** Node glue and opt-in Node packages know no framework and no store: they serve every adapter alike. */
+const nodeForbidden = [
+  {
+    regex: "^(koa|fastify|express|pg)(/.*)?$",
+    message: "@accord/node and @accord/api-reference serve every adapter alike: no framework, no driver."
+  },
+  {
+    regex: "^(@koa|@fastify|@electric-sql)/",
+    message: "@accord/node and @accord/api-reference serve every adapter alike: no framework, no driver."
+  },
+  {
+    regex: "^@accord/(store-.*|adapter-.*|server|testkit|conformance)(/.*)?$",
+    message: "@accord/node and @accord/api-reference import core only: no store, adapter or server."
+  }
 ]
 
 const restrictImports = (...patterns) => ["error", { patterns }]
@@ -41,7 +73,6 @@ export default defineConfig(
   },
   {
     files: ["packages/core/src/**"],
-    ignores: ["packages/core/src/node/**"],
     rules: {
       "no-restricted-imports": restrictImports(...coreForbidden, nodeBuiltins),
       "no-restricted-globals": [
@@ -49,15 +80,20 @@ export default defineConfig(
         ...["process", "Buffer", "__dirname", "__filename", "require", "global", "setImmediate", "clearImmediate"].map(
           (name) => ({
             name,
-            message: "Core is runtime-neutral: Node globals belong in packages/core/src/node."
+            message: "Core is runtime-neutral: Node globals belong in @accord/node (packages/node)."
           })
         )
       ]
     }
   },
   {
-    files: ["packages/core/src/node/**"],
-    rules: { "no-restricted-imports": restrictImports(...coreForbidden) }
+    // A later block's options replace an earlier one's for the same rule: core's list again, plus the domain's own.
+    files: ["packages/core/src/domain/**"],
+    rules: { "no-restricted-imports": restrictImports(...coreForbidden, nodeBuiltins, ...domainForbidden) }
+  },
+  {
+    files: ["packages/node/src/**", "packages/api-reference/src/**"],
+    rules: { "no-restricted-imports": restrictImports(...nodeForbidden) }
   },
   {
     files: ["packages/store-*/src/**"],
@@ -77,7 +113,7 @@ export default defineConfig(
     rules: {
       "no-restricted-imports": restrictImports({
         regex: "^@accord/(store-.*|server)(/.*)?$",
-        message: "Adapters import core only: the host hands them a runtime holding the store."
+        message: "Adapters import core and @accord/node only: the host hands them a runtime holding the store."
       })
     }
   }

@@ -176,7 +176,7 @@ const preferencesView = (record: PreferencesRecord): PreferencesView => ({
   updated_at: record.updatedAt
 })
 
-/** Merge-PUT of the language preferences with CONTRACT's field checks. */
+/** Merge-PUT of the language preferences with the field checks of docs/api.md ("Precise rules"). */
 export const updatePreferences = (store: BareStore, user: string, body: unknown): BareResponse => {
   if (!isObject(body)) return problem(400, "invalid_body", INVALID_BODY_DETAIL)
   let language: string | undefined

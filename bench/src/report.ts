@@ -48,7 +48,7 @@ export interface ReportInput {
   readonly remainingCosts: string
 }
 
-/** CONTRACT-free targets of issue 5: adapter req/s at least this share of its bare framework's, p99 at most 1.3x. */
+/** Targets of the benchmark issue: adapter req/s at least this share of its bare framework's, p99 at most 1.3x. */
 export const TARGETS = { fastify: 0.8, koa: 0.9, p99: 1.3 } as const
 
 const table = (header: ReadonlyArray<string>, rows: ReadonlyArray<ReadonlyArray<string>>): string =>

@@ -4,7 +4,7 @@
  */
 
 export const userId = (index: number): string => `u_${index}`
-/** Tokens follow CONTRACT's token grammar; they protect nothing here, so they are simply derived from the index. */
+/** Tokens follow the token grammar of docs/api.md ("Authentication"); they protect nothing here, so they are simply derived from the index. */
 export const userToken = (index: number): string => `bench_${index}_token`
 export const paymentMethodIds = (index: number): readonly [string, string, string] => [
   `pm_${index}_a`,

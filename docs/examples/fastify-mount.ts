@@ -1,6 +1,6 @@
 import Fastify from "fastify"
 import { Layer, ManagedRuntime, Result } from "effect"
-import { ScryptPasswordHasherLive } from "@accord/core/node"
+import { ScryptPasswordHasherLive } from "@accord/node"
 import { MemoryStoreLive } from "@accord/store-memory"
 import { JwtAuthenticatorLive, jwtConfigFromEnv } from "@accord/auth-jwt"
 import { accordPlugin } from "@accord/adapter-fastify"

@@ -1,7 +1,7 @@
 import Koa from "koa"
 import Router from "@koa/router"
 import { Layer, ManagedRuntime } from "effect"
-import { ScryptPasswordHasherLive } from "@accord/core/node"
+import { ScryptPasswordHasherLive } from "@accord/node"
 import { MemoryStoreLive } from "@accord/store-memory"
 import { JwtAuthenticatorLive } from "@accord/auth-jwt"
 import { accordRouter } from "@accord/adapter-koa"

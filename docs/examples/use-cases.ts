@@ -1,6 +1,13 @@
 import { Effect, Layer, ManagedRuntime, Schema } from "effect"
-import { Seed, setDefaultPaymentMethod, updateLanguagePreferences, UserId } from "@accord/core"
-import { ScryptPasswordHasherLive } from "@accord/core/node"
+import {
+  decodePreferencesPatch,
+  PaymentMethodId,
+  Seed,
+  setDefaultPaymentMethod,
+  updateLanguagePreferences,
+  UserId
+} from "@accord/core"
+import { ScryptPasswordHasherLive } from "@accord/node"
 import { makeMemoryStore } from "@accord/store-memory"
 
 // Built once for the life of the process: a store (PostgresStoreLive in production) and the password hasher.
@@ -13,17 +20,21 @@ const seed = Schema.decodeUnknownSync(Seed)({
 const runtime = ManagedRuntime.make(Layer.mergeAll(makeMemoryStore(seed), ScryptPasswordHasherLive()))
 
 // Host code, no HTTP: e.g. a job run after a user's onboarding. The user id comes from the host's own session.
+// The use cases take checked values: ids through their Schemas' `make`, outside input through a decoder, which
+// checks and normalises it ("de-at" -> "de-AT") or fails with the ValidationError an HTTP client would get.
 const userId = UserId.make("u_1")
 const onboard = Effect.gen(function* () {
-  const method = yield* setDefaultPaymentMethod(userId, "pm_bank")
-  const preferences = yield* updateLanguagePreferences(userId, { language: "de-at", timezone: 60 })
+  const method = yield* setDefaultPaymentMethod(userId, PaymentMethodId.make("pm_bank"))
+  const patch = yield* decodePreferencesPatch({ language: "de-at", timezone: 60 })
+  const preferences = yield* updateLanguagePreferences(userId, patch)
   return { defaultMethod: method.id, language: preferences.language, timezone: preferences.timezone }
 })
 console.log(await runtime.runPromise(onboard))
 
 // Failures are typed values (ValidationError, NotFound, Unavailable): handle the ones you expect by their tag.
 const outcome = await runtime.runPromise(
-  updateLanguagePreferences(userId, { timezone: 7 }).pipe(
+  decodePreferencesPatch({ timezone: 7 }).pipe(
+    Effect.flatMap((patch) => updateLanguagePreferences(userId, patch)),
     Effect.as("saved"),
     Effect.catchTag("ValidationError", (error) =>
       Effect.succeed(error.issues.map((issue) => `${issue.pointer}: ${issue.code}`).join(", "))

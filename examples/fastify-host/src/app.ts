@@ -1,4 +1,5 @@
 import { accordPlugin } from "@accord/adapter-fastify"
+import { loadApiReference } from "@accord/api-reference"
 import type { AccordRuntime } from "@accord/core"
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from "fastify"
 import { STATUS_CODES } from "node:http"
@@ -71,8 +72,9 @@ export const createFastifyHost = async ({
   )
   app.get("/.well-known/jwks.json", async () => keys.jwks)
 
-  // Accord, encapsulated under its prefix. The host owns the runtime's lifetime.
-  await app.register(accordPlugin, { prefix, runtime })
+  // Accord, encapsulated under its prefix, with its API reference page at /api/docs (opt-in: without `docs` there is
+  // none). The host owns the runtime's lifetime.
+  await app.register(accordPlugin, { prefix, runtime, docs: loadApiReference() })
   app.addHook("onClose", () => runtime.dispose())
   return app
 }

@@ -1,5 +1,5 @@
 import { Seed, StoreAdmin, type AccordRuntime, type StoreServices } from "@accord/core"
-import { ScryptPasswordHasherLive, type ScryptHasherOptions } from "@accord/core/node"
+import { ScryptPasswordHasherLive, type ScryptHasherOptions } from "@accord/node"
 import { JwtAuthenticatorLive } from "@accord/auth-jwt"
 import { PgliteStoreLive, PostgresStoreLive } from "@accord/store-postgres"
 import { Effect, Layer, ManagedRuntime, Schema } from "effect"

@@ -1,4 +1,4 @@
-import { testScryptCost } from "@accord/core/node"
+import { testScryptCost } from "@accord/node"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import type { FastifyInstance } from "fastify"
 import { randomBytes } from "node:crypto"
@@ -112,6 +112,14 @@ const hostSuite = (store: Omit<RuntimeOptions, "keys" | "scrypt">) => {
       expect(response.status).toBe(400)
       expect(response.headers.get("content-type")).toBe(PROBLEM)
       expect(await response.json()).toMatchObject({ code: "invalid_json" })
+    })
+
+    it("serves the API reference page it opted into at /api/docs, with its files", async () => {
+      const page = await get("/api/docs")
+      expect(page.status).toBe(200)
+      expect(page.headers.get("content-type")).toBe("text/html; charset=utf-8")
+      expect(await page.text()).toContain('<script src="docs/init.js"></script>')
+      expect((await get("/api/docs/swagger-ui-bundle.js")).status).toBe(200)
     })
 
     it("answers an unknown path under /api with its own problem+json 404", async () => {

@@ -1,4 +1,5 @@
 import { accordRouter } from "@accord/adapter-koa"
+import { loadApiReference } from "@accord/api-reference"
 import type { AccordRuntime } from "@accord/core"
 import { bodyParser } from "@koa/bodyparser"
 import Router from "@koa/router"
@@ -56,7 +57,8 @@ export interface KoaHostOptions {
 export const createKoaHost = ({ runtime, prefix = "/api" }: KoaHostOptions): Koa => {
   const app = new Koa()
   app.use(hostErrors)
-  app.use(accordRouter({ runtime, prefix }).routes())
+  // The API reference page at {prefix}/docs is opt-in: without `docs` there is none.
+  app.use(accordRouter({ runtime, prefix, docs: loadApiReference() }).routes())
   app.use(bodyParser({ enableTypes: ["json"] }))
   const routes = hostRoutes()
   app.use(routes.routes())

@@ -1,6 +1,6 @@
 import type { AccordRuntime } from "@accord/core"
 import { Seed } from "@accord/core"
-import { ScryptPasswordHasherLive, type ScryptHasherOptions } from "@accord/core/node"
+import { ScryptPasswordHasherLive, type ScryptHasherOptions } from "@accord/node"
 import { JwtAuthenticatorLive } from "@accord/auth-jwt"
 import { makeMemoryStore } from "@accord/store-memory"
 import { Layer, ManagedRuntime, Schema } from "effect"

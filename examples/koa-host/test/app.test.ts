@@ -1,4 +1,4 @@
-import { testScryptCost } from "@accord/core/node"
+import { testScryptCost } from "@accord/node"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import type { AddressInfo } from "node:net"
 import type { Server } from "node:http"
@@ -92,6 +92,14 @@ describe("koa-host: Accord under /api", () => {
     expect(malformed.status).toBe(400)
     expect(malformed.headers.get("content-type")).toBe(PROBLEM)
     expect(await malformed.json()).toMatchObject({ code: "invalid_json" })
+  })
+
+  it("serves the API reference page it opted into at /api/docs, with its files", async () => {
+    const page = await get("/api/docs")
+    expect(page.status).toBe(200)
+    expect(page.headers.get("content-type")).toBe("text/html; charset=utf-8")
+    expect(await page.text()).toContain('<script src="docs/init.js"></script>')
+    expect((await get("/api/docs/swagger-ui-bundle.js")).status).toBe(200)
   })
 
   it("answers an unknown path under /api with its own problem+json 404", async () => {

@@ -16,7 +16,7 @@ import {
   responsePayload,
   serverUrl,
   toHttpRequest
-} from "@accord/core/node"
+} from "@accord/node"
 import Fastify, {
   type FastifyError,
   type FastifyInstance,

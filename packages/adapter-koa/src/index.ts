@@ -16,7 +16,7 @@ import {
   nodeServerOptions,
   responsePayload,
   toHttpRequest
-} from "@accord/core/node"
+} from "@accord/node"
 import Router from "@koa/router"
 import Koa, { type Context } from "koa"
 import { createServer } from "node:http"

@@ -1,4 +1,4 @@
-import type { RunningServer, SeedInput } from "@accord/core"
+import { FIELD_ISSUE_CODES, PROBLEM_CODE_STATUS, type RunningServer, type SeedInput } from "@accord/core"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
 import { createHash } from "node:crypto"
@@ -1025,35 +1025,9 @@ export const fuzzCase = (fixture: FuzzFixture): fc.Arbitrary<FuzzCase> => {
 // ---------------------------------------------------------------------------------------------------------------
 // What the contract allows
 
-export const PROBLEM_CODES: Readonly<Record<string, number>> = {
-  invalid_json: 400,
-  invalid_body: 400,
-  validation_failed: 400,
-  unauthenticated: 401,
-  invalid_token: 401,
-  insufficient_scope: 403,
-  not_found: 404,
-  method_not_allowed: 405,
-  payload_too_large: 413,
-  uri_too_long: 414,
-  unsupported_media_type: 415,
-  rate_limited: 429,
-  bad_request: 400,
-  request_timeout: 408,
-  headers_too_large: 431,
-  internal: 500,
-  unavailable: 503
-}
-export const FIELD_CODES: ReadonlyArray<string> = [
-  "required",
-  "invalid_type",
-  "too_short",
-  "too_long",
-  "out_of_range",
-  "invalid_format",
-  "unknown_field",
-  "not_allowed"
-]
+/** Every problem code with its status, and every field issue code: core's own lists (docs/api.md, "Errors"). */
+export const PROBLEM_CODES: Readonly<Record<string, number>> = PROBLEM_CODE_STATUS
+export const FIELD_CODES: ReadonlyArray<string> = FIELD_ISSUE_CODES
 
 /** `Allow` of each route (its methods, HEAD where GET is, OPTIONS; sorted). */
 const ALLOW: Readonly<Record<Exclude<Target["kind"], "none" | "too_long">, string>> = {
@@ -1081,7 +1055,7 @@ const only = (status: number, code?: string): Expected =>
 export const bodyLength = (body: FuzzCase["body"]): number =>
   body === undefined ? 0 : typeof body === "string" ? Buffer.byteLength(body, "utf8") : body.length
 
-/** The body stage (CONTRACT's order: media type, size, JSON, fields) of an operation that reads one. */
+/** The body stage (docs/api.md, "Errors": media type, size, JSON, fields) of an operation that reads one. */
 const bodyStage = (fuzz: FuzzCase, success: number, required: boolean): Expected => {
   if (bodyLength(fuzz.body) === 0) return required ? only(400, "invalid_json") : only(success)
   const statuses = new Set<number>()
@@ -1436,7 +1410,7 @@ const parseWire = (wire: string): RawResponse | undefined => {
 }
 
 /**
- * A request Node's parser refuses never reaches an adapter: the answer is core/node's `400 bad_request` problem
+ * A request Node's parser refuses never reaches an adapter: the answer is @accord/node's `400 bad_request` problem
  * with the common headers (a new request id: none was read) and `Connection: close`, and the connection closes.
  */
 const wireProblems = (result: { readonly wire: string; readonly closed: boolean }): ReadonlyArray<string> => {

@@ -321,7 +321,7 @@ const resolveRef = (document: Record<string, unknown>, value: unknown): unknown 
 // ---------------------------------------------------------------------------------------------------------------
 
 /**
- * The HTTP contract (CONTRACT.md) as a black-box suite over real HTTP. Starts one server with a seed it builds,
+ * The HTTP contract (docs/api.md) as a black-box suite over real HTTP. Starts one server with a seed it builds,
  * closes it at the end. Not covered here because a black box cannot provoke them: 503 (store unreachable, hashing
  * saturated) and 500; the drain on close is the server package's test.
  */

@@ -7,7 +7,8 @@ import {
   type StandaloneServerOptions,
   type StoreServices
 } from "@accord/core"
-import { ScryptPasswordHasherLive, testScryptCost } from "@accord/core/node"
+import { loadApiReference } from "@accord/api-reference"
+import { ScryptPasswordHasherLive, testScryptCost } from "@accord/node"
 import { MemoryStoreLive } from "@accord/store-memory"
 import { Effect, Layer, ManagedRuntime, Schema } from "effect"
 import type { StartServer } from "./http-conformance.js"
@@ -21,7 +22,10 @@ export interface StartWithOptions extends Partial<Omit<StandaloneServerOptions, 
   readonly store?: Layer.Layer<StoreServices, unknown>
 }
 
-/** Loads `seed` into `runtime`'s store, then starts the adapter on 127.0.0.1 on a free port. */
+/**
+ * Loads `seed` into `runtime`'s store, then starts the adapter on 127.0.0.1 on a free port, serving the API reference
+ * page (`docs: loadApiReference()`, which the suite's docs tests fetch) unless `options.docs` says otherwise.
+ */
 const seedAndStart = async (
   start: StartAdapter,
   runtime: AccordRuntime,
@@ -30,12 +34,13 @@ const seedAndStart = async (
 ): Promise<RunningServer> => {
   const decoded = Schema.decodeUnknownSync(Seed)(seed)
   await runtime.runPromise(Effect.flatMap(StoreAdmin, (admin) => admin.loadSeed(decoded)))
-  return start({ host: "127.0.0.1", port: 0, ...options, runtime })
+  return start({ host: "127.0.0.1", port: 0, docs: loadApiReference(), ...options, runtime })
 }
 
 /**
  * A `StartServer` for `runHttpConformance` (and the parity check) from an adapter's standalone factory: a fresh
- * store (`options.store`, default memory) with `seed` loaded, cheap scrypt parameters, 127.0.0.1 on a free port.
+ * store (`options.store`, default memory) with `seed` loaded, cheap scrypt parameters, 127.0.0.1 on a free port, and
+ * the API reference page from `@accord/api-reference`.
  * `close()` drains the server and then disposes the runtime it made, releasing the store.
  */
 export const startWith =

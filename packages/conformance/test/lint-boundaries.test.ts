@@ -26,9 +26,14 @@ describe("lint: architecture boundaries", () => {
       'import { PGlite } from "@electric-sql/pglite"',
       'import pino from "pino"',
       'import { jwtVerify } from "jose"',
+      'import express from "express"',
+      'import { absolutePath } from "swagger-ui-dist"',
+      'import "swagger-ui-dist/swagger-ui.css"',
       'import { MemoryStoreLive } from "@accord/store-memory"',
       'import { decoderFor } from "@accord/core"',
       'export { createServer } from "@accord/adapter-koa"',
+      'import { ScryptPasswordHasherLive } from "@accord/node"',
+      'import { loadApiReference } from "@accord/api-reference"',
       'import type { Context } from "koa"'
     ])("refuses %s", async (code) => {
       await expectRule("packages/core/src/x.ts", `${code}\n`, "no-restricted-imports")
@@ -40,12 +45,14 @@ describe("lint: architecture boundaries", () => {
       'import { createHash } from "crypto"',
       'import http from "http"',
       'import { setTimeout } from "node:timers/promises"'
-    ])("refuses a Node builtin outside src/node: %s", async (code) => {
+    ])("refuses a Node builtin anywhere in core: %s", async (code) => {
       await expectRule("packages/core/src/http/x.ts", code, "no-restricted-imports")
+      await expectRule("packages/core/src/x.ts", code, "no-restricted-imports")
+      await expectRule("packages/core/src/domain/x.ts", code, "no-restricted-imports")
     })
 
     it.each(["process.env.HOME", 'Buffer.from("x")', "__dirname", 'require("fs")', "global", "setImmediate(() => 0)"])(
-      "refuses the Node global in %s outside src/node",
+      "refuses the Node global in %s",
       async (expression) => {
         await expectRule(
           "packages/core/src/domain/x.ts",
@@ -62,15 +69,69 @@ describe("lint: architecture boundaries", () => {
       )
     })
 
-    it("allows Node builtins and globals inside src/node, but still no framework", async () => {
-      await expectClean(
-        "packages/core/src/node/x.ts",
-        'import { createHash } from "node:crypto"\nexport const digest = createHash("sha256").update(Buffer.from(process.argv.join())).digest("hex")\n'
-      )
+    it("has no Node corner any more: src/node is core like the rest", async () => {
+      await expectRule("packages/core/src/node/x.ts", 'import { readFile } from "node:fs"\n', "no-restricted-imports")
+    })
+  })
+
+  describe("packages/core/src/domain", () => {
+    it.each([
+      'import { makeHttpHandler } from "../http/handler.js"',
+      'import type { HttpRequest } from "../http/types.js"',
+      'export { problems } from "../http/problem.js"',
+      'import { createPublicPlanEntry } from "../use-cases/create-public-plan-entry.js"',
+      'import { makeHttpHandler } from "../index.js"'
+    ])("refuses %s", async (code) => {
+      await expectRule("packages/core/src/domain/x.ts", `${code}\n`, "no-restricted-imports")
+    })
+
+    it("still refuses what the rest of core refuses", async () => {
+      await expectRule("packages/core/src/domain/x.ts", 'import Koa from "koa"\n', "no-restricted-imports")
       await expectRule(
-        "packages/core/src/node/x.ts",
-        'import Koa from "koa"\nexport const app = new Koa()\n',
+        "packages/core/src/domain/x.ts",
+        'import { absolutePath } from "swagger-ui-dist"\n',
         "no-restricted-imports"
+      )
+    })
+
+    it("allows effect and the domain's own modules", async () => {
+      await expectClean(
+        "packages/core/src/domain/x.ts",
+        'import { Schema } from "effect"\nimport { UserId } from "./ids.js"\nexport const parts = [Schema.String, UserId]\n'
+      )
+    })
+
+    it("the HTTP binding and the use cases may import the domain", async () => {
+      await expectClean(
+        "packages/core/src/http/x.ts",
+        'import { NotFound } from "../domain/errors.js"\nexport const parts = [NotFound]\n'
+      )
+      await expectClean(
+        "packages/core/src/use-cases/x.ts",
+        'import { UserId } from "../domain/ids.js"\nexport const parts = [UserId]\n'
+      )
+    })
+  })
+
+  describe("packages/node/src", () => {
+    it.each([
+      'import Koa from "koa"',
+      'import Router from "@koa/router"',
+      'import Fastify from "fastify"',
+      'import express from "express"',
+      'import pg from "pg"',
+      'import { MemoryStoreLive } from "@accord/store-memory"',
+      'import { makePgStore } from "@accord/store-postgres"',
+      'import { accordRouter } from "@accord/adapter-koa"',
+      'import { start } from "@accord/server"'
+    ])("refuses %s", async (code) => {
+      await expectRule("packages/node/src/x.ts", `${code}\n`, "no-restricted-imports")
+    })
+
+    it("may import core and Node builtins, and use Node globals", async () => {
+      await expectClean(
+        "packages/node/src/x.ts",
+        'import { createHash } from "node:crypto"\nimport { makeHttpHandler } from "@accord/core"\nexport const parts = [makeHttpHandler, createHash("sha256").update(Buffer.from(process.argv.join())).digest("hex")]\n'
       )
     })
   })
@@ -85,10 +146,10 @@ describe("lint: architecture boundaries", () => {
       await expectRule("packages/adapter-fastify/src/x.ts", `${code}\n`, "no-restricted-imports")
     })
 
-    it("may import core and their own framework", async () => {
+    it("may import core, @accord/node and their own framework", async () => {
       await expectClean(
         "packages/adapter-koa/src/x.ts",
-        'import Koa from "koa"\nimport { createHttpHandler } from "@accord/core"\nexport const parts = [Koa, createHttpHandler]\n'
+        'import Koa from "koa"\nimport { createHttpHandler } from "@accord/core"\nimport { toHttpRequest } from "@accord/node"\nexport const parts = [Koa, createHttpHandler, toHttpRequest]\n'
       )
     })
   })

@@ -8,6 +8,7 @@ import {
   PreferencesPatchBody,
   SetDefaultBody,
   ValidationError,
+  FIELD_ISSUE_CODES,
   type FieldIssueCode
 } from "@accord/core"
 
@@ -193,16 +194,7 @@ describe("language", () => {
 })
 
 describe("decode never throws", () => {
-  const CODES: ReadonlyArray<FieldIssueCode> = [
-    "required",
-    "invalid_type",
-    "too_short",
-    "too_long",
-    "out_of_range",
-    "invalid_format",
-    "unknown_field",
-    "not_allowed"
-  ]
+  const CODES: ReadonlyArray<FieldIssueCode> = FIELD_ISSUE_CODES
   const bodies: ReadonlyArray<readonly [string, Decoder<unknown>, ReadonlyArray<string>]> = [
     ["preferences", decodePreferences, ["id", "language", "timezone", "mfa_enabled", "created_at", "updated_at"]],
     ["plan entry", decodePlanEntry, ["email", "password"]],

@@ -8,7 +8,7 @@ import {
   DEFAULT_SCRYPT_MAX_CONCURRENT,
   DEFAULT_SCRYPT_MAX_QUEUED,
   productionScryptCost
-} from "@accord/core/node"
+} from "@accord/node"
 import { jwtConfigFromEnv, type JwtAuthConfig } from "@accord/auth-jwt"
 
 /** A start-up problem the operator must fix (bad flag, bad environment, bad seed file): exit code 2. */

@@ -9,7 +9,8 @@ import {
   type StandaloneServerOptions,
   type StoreServices
 } from "@accord/core"
-import { loadDocsAssets, productionScryptCost, ScryptPasswordHasherLive } from "@accord/core/node"
+import { productionScryptCost, ScryptPasswordHasherLive } from "@accord/node"
+import { loadApiReference } from "@accord/api-reference"
 import { startFastifyServer } from "@accord/adapter-fastify"
 import { startKoaServer } from "@accord/adapter-koa"
 import { JwtAuthenticatorLive } from "@accord/auth-jwt"
@@ -135,7 +136,7 @@ export const startAccord = async (config: AccordConfig, options: StartOptions = 
       headersTimeoutMs: config.headersTimeoutMs,
       ...(config.rateLimit !== undefined && { rateLimit: config.rateLimit }),
       drainTimeoutMs: config.drainTimeoutMs,
-      docs: loadDocsAssets(),
+      docs: loadApiReference(),
       ...requestLogging(logger)
     }).catch((error: unknown) => {
       throw new StartError(`cannot listen on ${config.host}:${config.port}: ${describe(error)}`)

@@ -1,7 +1,7 @@
 import { startFastifyServer } from "@accord/adapter-fastify"
 import { startKoaServer } from "@accord/adapter-koa"
 import { runHttpConformance, startOnRuntime, startWith } from "@accord/conformance"
-import { ScryptPasswordHasherLive, testScryptCost } from "@accord/core/node"
+import { ScryptPasswordHasherLive, testScryptCost } from "@accord/node"
 import { PgliteStoreLive } from "@accord/store-postgres"
 import { afterAll, beforeAll, describe } from "@effect/vitest"
 import { Layer, ManagedRuntime } from "effect"

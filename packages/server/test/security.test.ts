@@ -17,7 +17,7 @@ import {
   type RunningServer,
   type SeedInput
 } from "@accord/core"
-import { makeScryptHasher, ScryptPasswordHasherLive, testScryptCost } from "@accord/core/node"
+import { makeScryptHasher, ScryptPasswordHasherLive, testScryptCost } from "@accord/node"
 import { MemoryStoreLive } from "@accord/store-memory"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, ManagedRuntime, Redacted } from "effect"
@@ -561,7 +561,7 @@ describe("constant-time token comparison: no store compares tokens or digests wi
     "packages/store-memory/src",
     "packages/store-postgres/src",
     "packages/auth-jwt/src",
-    "packages/core/src/node"
+    "packages/node/src"
   ]
   const EQUALITY = /([\w$.[\]"'`]+)\s*(===|!==|==|!=)\s*([\w$.[\]"'`]+)/g
   const SENSITIVE = /token|digest|secret|hash/i

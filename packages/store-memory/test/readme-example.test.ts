@@ -6,8 +6,15 @@ const log = vi.spyOn(console, "log").mockImplementation(() => undefined)
 
 // README:start
 import { Effect, Layer, Schema } from "effect"
-import { Seed, StoreAdmin, toPreferencesView, updateLanguagePreferences, UserId } from "@accord/core"
-import { ScryptPasswordHasherLive, testScryptCost } from "@accord/core/node"
+import {
+  decodePreferencesPatch,
+  Seed,
+  StoreAdmin,
+  toPreferencesView,
+  updateLanguagePreferences,
+  UserId
+} from "@accord/core"
+import { ScryptPasswordHasherLive, testScryptCost } from "@accord/node"
 import { MemoryStoreLive } from "@accord/store-memory"
 
 // Everything the use cases need: the in-memory store and a password hasher (cheap cost: for examples and tests).
@@ -16,7 +23,9 @@ const AppLayer = Layer.mergeAll(MemoryStoreLive, ScryptPasswordHasherLive(testSc
 const program = Effect.gen(function* () {
   const admin = yield* StoreAdmin
   yield* admin.loadSeed(Schema.decodeUnknownSync(Seed)({ users: [{ id: "u_1", token: "dev-token-u1" }] }))
-  const preferences = yield* updateLanguagePreferences(UserId.make("u_1"), { language: "EN-us", timezone: 60 })
+  // Values from outside enter through the Schemas: decoding checks and normalises them ("EN-us" -> "en-US").
+  const patch = yield* decodePreferencesPatch({ language: "EN-us", timezone: 60 })
+  const preferences = yield* updateLanguagePreferences(UserId.make("u_1"), patch)
   return toPreferencesView(preferences)
 })
 

@@ -3,8 +3,8 @@ import { describe, expect, it } from "@effect/vitest"
 // vi from "vitest" itself: vitest hoists vi.mock only when it comes from there.
 import { vi } from "vitest"
 import { Effect, HashMap, Layer, Redacted, Ref, Schema } from "effect"
-import { createPublicPlanEntry, PasswordHasher, PlanEntries, Seed, Unauthenticated } from "@accord/core"
-import { ScryptPasswordHasherLive, testScryptCost } from "@accord/core/node"
+import { createPublicPlanEntry, Email, PasswordHasher, PlanEntries, Seed, Unauthenticated } from "@accord/core"
+import { ScryptPasswordHasherLive, testScryptCost } from "@accord/node"
 import { makeAuthenticator } from "../src/authenticator.js"
 import { makePlanEntries } from "../src/plan-entries.js"
 import { makeMemoryState, type MemoryState } from "../src/state.js"
@@ -87,8 +87,8 @@ describe("store-memory security", () => {
     const password = "the same password for both"
     const hashes = await Effect.runPromise(
       Effect.gen(function* () {
-        yield* createPublicPlanEntry({ email: "first@example.com", password })
-        yield* createPublicPlanEntry({ email: "second@example.com", password })
+        yield* createPublicPlanEntry({ email: Email.make("first@example.com"), password: Redacted.make(password) })
+        yield* createPublicPlanEntry({ email: Email.make("second@example.com"), password: Redacted.make(password) })
         const entries = [...HashMap.values(yield* Ref.get(state.planEntries))]
         const hasher = yield* PasswordHasher
         for (const entry of entries)

@@ -92,7 +92,7 @@ export const migrations: ReadonlyArray<Migration> = [
     name: "set-default never moves updated_at backwards",
     statements: [
       // The caller's instant is taken before the per-user lock, so a call that waited for it may carry an instant
-      // earlier than what the previous holder wrote: the stored updated_at is kept then (docs/api.md, "Resources").
+      // earlier than what the previous holder wrote: the stored updated_at is kept then (docs/api.md, "Precise rules").
       `CREATE OR REPLACE FUNCTION accord_set_default_payment_method(p_user_id text, p_id text, p_now timestamptz)
       RETURNS SETOF payment_methods
       LANGUAGE plpgsql

@@ -7,15 +7,15 @@ import { Effect, Layer, ManagedRuntime, Redacted, Schema } from "effect"
 import {
   Authenticator,
   createPublicPlanEntry,
-  emailKey,
   Email,
+  emailKey,
   PasswordHasher,
   PlanEntries,
   Seed,
   StoreAdmin,
   Unauthenticated
 } from "@accord/core"
-import { ScryptPasswordHasherLive, testScryptCost } from "@accord/core/node"
+import { ScryptPasswordHasherLive, testScryptCost } from "@accord/node"
 import { makePgliteExecutor, SqlStoreLive, type SqlExecutor } from "@accord/store-postgres"
 
 // The store's only constant-time primitive, spied on (and still doing its work) to see that authentication uses it.
@@ -48,8 +48,8 @@ beforeAll(async () => {
   await runtime.runPromise(
     Effect.gen(function* () {
       yield* (yield* StoreAdmin).loadSeed(seed)
-      yield* createPublicPlanEntry({ email: "first@example.com", password })
-      yield* createPublicPlanEntry({ email: "second@example.com", password })
+      yield* createPublicPlanEntry({ email: Email.make("first@example.com"), password: Redacted.make(password) })
+      yield* createPublicPlanEntry({ email: Email.make("second@example.com"), password: Redacted.make(password) })
     })
   )
 }, 120_000)

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto"
 import { PaymentMethods, Seed, type AccordRuntime, type ClientId, type PaymentMethod, type UserId } from "@accord/core"
-import { ScryptPasswordHasherLive, testScryptCost, type ScryptHasherOptions } from "@accord/core/node"
+import { ScryptPasswordHasherLive, testScryptCost, type ScryptHasherOptions } from "@accord/node"
 import { makeMemoryStore } from "@accord/store-memory"
 import { Effect, Layer, ManagedRuntime, Result, Schema } from "effect"
 

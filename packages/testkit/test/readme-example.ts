@@ -1,10 +1,12 @@
-import { Authenticator, updateLanguagePreferences, type UserId } from "@accord/core"
+import { Authenticator, decodePreferencesPatch, updateLanguagePreferences, type UserId } from "@accord/core"
 import { makeAccordTestKit } from "@accord/testkit"
 import { Effect } from "effect"
 
 // Host code under test: adopt the browser's first language when a user signs in.
 const adoptBrowserLanguage = (userId: UserId, acceptLanguage: string) =>
-  updateLanguagePreferences(userId, { language: acceptLanguage.split(",")[0]?.split(";")[0] })
+  Effect.flatMap(decodePreferencesPatch({ language: acceptLanguage.split(",")[0]?.split(";")[0] }), (patch) =>
+    updateLanguagePreferences(userId, patch)
+  )
 
 const kit = await makeAccordTestKit()
 try {

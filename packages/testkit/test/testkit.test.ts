@@ -2,15 +2,19 @@ import { afterEach, describe, expect, it } from "@effect/vitest"
 import {
   Authenticator,
   createPublicPlanEntry,
+  decodePreferencesPatch,
   getLanguagePreferences,
   isWellFormedToken,
   listPaymentMethods,
+  PaymentMethodId,
   PlanEntries,
+  PlanEntryBody,
   Principal,
   setDefaultPaymentMethod,
-  updateLanguagePreferences
+  updateLanguagePreferences,
+  UserId
 } from "@accord/core"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 import { makeAccordTestKit, type AccordTestKit } from "@accord/testkit"
 
 const kits: Array<AccordTestKit> = []
@@ -23,6 +27,11 @@ const kit = async (...args: Parameters<typeof makeAccordTestKit>) => {
 afterEach(async () => {
   await Promise.all(kits.splice(0).map((made) => made.dispose()))
 })
+
+/** Wire values enter through the Schemas, as the HTTP pipeline decodes them. */
+const updateFromWire = (userId: UserId, body: unknown) =>
+  Effect.flatMap(decodePreferencesPatch(body), (patch) => updateLanguagePreferences(userId, patch))
+const planEntry = Schema.decodeUnknownSync(PlanEntryBody)
 
 const authenticate = (made: AccordTestKit, token: string) =>
   made.runtime.runPromise(Effect.result(Effect.flatMap(Authenticator, (auth) => auth.authenticate(token))))
@@ -48,13 +57,11 @@ describe("makeAccordTestKit", () => {
   it("runs the preferences use cases through the returned runtime", async () => {
     const made = await kit()
     const updated = await made.runtime.runPromise(
-      updateLanguagePreferences(made.user.id, { language: "EN-us", timezone: 60, mfa_enabled: true })
+      updateFromWire(made.user.id, { language: "EN-us", timezone: 60, mfa_enabled: true })
     )
     expect(updated).toMatchObject({ language: "en-US", timezone: 60, mfaEnabled: true })
     expect(await made.runtime.runPromise(getLanguagePreferences(made.user.id))).toStrictEqual(updated)
-    const invalid = await made.runtime.runPromise(
-      Effect.result(updateLanguagePreferences(made.user.id, { language: "en_US" }))
-    )
+    const invalid = await made.runtime.runPromise(Effect.result(updateFromWire(made.user.id, { language: "en_US" })))
     expect(invalid._tag === "Failure" && invalid.failure._tag).toBe("ValidationError")
   })
 
@@ -64,12 +71,12 @@ describe("makeAccordTestKit", () => {
       ["pm_1", "u_1", false],
       ["pm_2", "u_1", false]
     ])
-    const chosen = await made.runtime.runPromise(setDefaultPaymentMethod(made.user.id, "pm_2"))
+    const chosen = await made.runtime.runPromise(setDefaultPaymentMethod(made.user.id, PaymentMethodId.make("pm_2")))
     expect(chosen.isDefault).toBe(true)
     const listed = await made.runtime.runPromise(listPaymentMethods(made.user.id))
     expect(listed.map((method) => method.isDefault)).toStrictEqual([false, true])
     const foreign = await made.runtime.runPromise(
-      Effect.result(setDefaultPaymentMethod("someone-else" as typeof made.user.id, "pm_1"))
+      Effect.result(setDefaultPaymentMethod(UserId.make("someone-else"), PaymentMethodId.make("pm_1")))
     )
     expect(foreign._tag === "Failure" && foreign.failure._tag).toBe("NotFound")
   })
@@ -77,7 +84,7 @@ describe("makeAccordTestKit", () => {
   it("creates public plan entries with the cheap test scrypt cost", async () => {
     const made = await kit()
     const created = await made.runtime.runPromise(
-      createPublicPlanEntry({ email: "Ada@Example.COM", password: "correct horse" })
+      createPublicPlanEntry(planEntry({ email: "Ada@Example.COM", password: "correct horse" }))
     )
     expect(created).toStrictEqual({ email: "Ada@example.com" })
     const stored = await made.runtime.runPromise(
@@ -98,7 +105,9 @@ describe("makeAccordTestKit", () => {
       ["card_a", true],
       ["card_b", false]
     ])
-    await made.runtime.runPromise(createPublicPlanEntry({ email: "bob@example.com", password: "password123" }))
+    await made.runtime.runPromise(
+      createPublicPlanEntry(planEntry({ email: "bob@example.com", password: "password123" }))
+    )
     const stored = await made.runtime.runPromise(
       Effect.flatMap(PlanEntries, (entries) => entries.findByEmailKey("bob@example.com"))
     )
@@ -110,7 +119,7 @@ describe("makeAccordTestKit", () => {
     const second = await kit()
     expect(first.user.token).not.toBe(second.user.token)
     expect((await authenticate(second, first.user.token))._tag).toBe("Failure")
-    await first.runtime.runPromise(updateLanguagePreferences(first.user.id, { language: "fr" }))
+    await first.runtime.runPromise(updateFromWire(first.user.id, { language: "fr" }))
     expect((await second.runtime.runPromise(getLanguagePreferences(second.user.id))).language).toBe("en")
   })
 

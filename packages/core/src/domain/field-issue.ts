@@ -1,15 +1,17 @@
 import type { Schema } from "effect"
 
-/** Stable codes of a field problem, as listed in docs/api.md ("Precise rules"). */
-export type FieldIssueCode =
-  | "required"
-  | "invalid_type"
-  | "too_short"
-  | "too_long"
-  | "out_of_range"
-  | "invalid_format"
-  | "unknown_field"
-  | "not_allowed"
+/** Stable codes of a field problem (docs/api.md, "Precise rules"): the one list the types, Schemas and docs use. */
+export const FIELD_ISSUE_CODES = [
+  "required",
+  "invalid_type",
+  "too_short",
+  "too_long",
+  "out_of_range",
+  "invalid_format",
+  "unknown_field",
+  "not_allowed"
+] as const
+export type FieldIssueCode = (typeof FIELD_ISSUE_CODES)[number]
 
 export interface FieldIssue {
   /** JSON pointer (RFC 6901) to the field, e.g. `/email`; `""` is the whole input. */

@@ -1,4 +1,6 @@
-import { Schema } from "effect"
+import { Effect, Schema } from "effect"
+import { decoderFor } from "./decode.js"
+import type { ValidationError } from "./errors.js"
 import { LanguageTag } from "./language.js"
 import { TimezoneOffset } from "./timezone.js"
 import { StrictBoolean } from "./boolean.js"
@@ -51,6 +53,7 @@ export const PreferencesPatchBody = Schema.Struct({
 }).annotate({ identifier: "PreferencesUpdate" })
 export type PreferencesPatchBody = typeof PreferencesPatchBody.Type
 
+/** The values a PUT asks for, checked: what `updateLanguagePreferences` merges. */
 export interface PreferencesPatch {
   readonly language?: LanguageTag
   readonly timezone?: TimezoneOffset
@@ -69,7 +72,7 @@ export const toPatch = (body: PreferencesPatchBody): PreferencesPatch => {
 /**
  * Merges a patch into a record. `updatedAt` moves to `now` only when a value really changes, so a repeated PUT is
  * a no-op, and never backwards: `now` is taken before the store's lock, so a write that waited for another may carry
- * an earlier instant than the one stored (docs/api.md, "Resources"). `id` and `createdAt` never change. Returns the
+ * an earlier instant than the one stored (docs/api.md, "Precise rules"). `id` and `createdAt` never change. Returns the
  * same object when nothing changed.
  */
 export const applyPatch = (current: Preferences, patch: PreferencesPatch, now: Date): Preferences => {
@@ -90,7 +93,7 @@ export const applyPatch = (current: Preferences, patch: PreferencesPatch, now: D
   }
 }
 
-/** The wire form of a record (docs/api.md, "Resources"). */
+/** The wire form of a record (docs/api.md, "Precise rules"). */
 export const PreferencesView = Schema.Struct({
   id: WireInt,
   language: Schema.String,
@@ -109,3 +112,9 @@ export const toPreferencesView = (record: Preferences): PreferencesView => ({
   created_at: toTimestamp(record.createdAt),
   updated_at: toTimestamp(record.updatedAt)
 })
+
+const decodePatchBody = decoderFor(PreferencesPatchBody)
+
+/** Wire JSON (a PUT body) to a checked patch, for callers outside HTTP; the handler decodes the same Schema. */
+export const decodePreferencesPatch = (input: unknown): Effect.Effect<PreferencesPatch, ValidationError> =>
+  Effect.map(decodePatchBody(input), toPatch)

@@ -17,6 +17,6 @@ const writtenAt = boundedMemo(1024, (millis: number): string => new Date(millis)
  */
 export const toTimestamp = (instant: Date): string => writtenAt(instant.getTime())
 
-/** The later of two instants: a record's `updatedAt` never moves backwards (docs/api.md, "Resources"). */
+/** The later of two instants: a record's `updatedAt` never moves backwards (docs/api.md, "Precise rules"). */
 export const notBefore = (instant: Date, stored: Date): Date =>
   instant.getTime() >= stored.getTime() ? instant : stored

@@ -1,6 +1,6 @@
 /**
  * Strict JSON reading of request bodies, done once in core so every adapter rejects the same inputs
- * (CONTRACT "Precise rules": invalid UTF-8, a byte-order mark, duplicate keys, prototype keys, nesting over 32).
+ * (docs/api.md, "Precise rules": invalid UTF-8, a byte-order mark, duplicate keys, prototype keys, nesting over 32).
  */
 export const MAX_JSON_DEPTH = 32
 const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(["__proto__", "constructor", "prototype"])

@@ -3,7 +3,7 @@ const UTF8_NAMES: ReadonlySet<string> = new Set(["utf-8", "utf8"])
 
 /**
  * True for `application/json` with any parameters, as long as a charset parameter (quoted or not, any case) names
- * UTF-8. `+json` suffix types and everything else are refused (CONTRACT: 415).
+ * UTF-8. `+json` suffix types and everything else are refused (docs/api.md, "Precise rules": 415).
  */
 export const isJsonMediaType = (header: string | undefined): boolean => {
   if (header === undefined) return false

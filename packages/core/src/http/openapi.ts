@@ -1,45 +1,30 @@
 import { JsonSchema, Schema, SchemaRepresentation } from "effect"
 import { WireInt } from "../domain/wire-int.js"
-import { REASON_PHRASES } from "./problem.js"
+import { FIELD_ISSUE_CODES } from "../domain/field-issue.js"
+import { errorStatusesOf, PROBLEM_CODES, REASON_PHRASES } from "./problem.js"
 import { apiRoutes, type Operation } from "./routes.js"
 
 const FieldProblem = Schema.Struct({
   pointer: Schema.String.annotate({ description: "JSON pointer to the field, e.g. /email" }),
-  code: Schema.Literals([
-    "required",
-    "invalid_type",
-    "too_short",
-    "too_long",
-    "out_of_range",
-    "invalid_format",
-    "unknown_field",
-    "not_allowed"
-  ]),
+  code: Schema.Literals(FIELD_ISSUE_CODES),
   detail: Schema.String
 }).annotate({ identifier: "FieldProblem" })
 
-/** The problem+json body every error carries (RFC 9457), as CONTRACT.md fixes it. */
+/** The problem+json body every error carries (RFC 9457), as docs/api.md ("Errors") fixes it. */
 export const ProblemSchema = Schema.Struct({
   type: Schema.Literal("about:blank"),
   title: Schema.String,
   status: WireInt,
   detail: Schema.String,
-  code: Schema.String.annotate({
+  code: Schema.Literals(PROBLEM_CODES).annotate({
     description:
-      "Stable machine-readable code: invalid_json, invalid_body, validation_failed, unauthenticated, invalid_token, " +
-      "insufficient_scope, not_found, method_not_allowed, payload_too_large, unsupported_media_type, uri_too_long, " +
-      "rate_limited, unavailable, internal; and, for requests refused before they are read: bad_request (400, not " +
-      "HTTP), request_timeout (408), headers_too_large (431)"
+      "Stable machine-readable code (bad_request, request_timeout and headers_too_large: refused before the request was read)"
   }),
   errors: Schema.optionalKey(Schema.Array(FieldProblem))
 }).annotate({ identifier: "Problem" })
 
 type JsonObject = Record<string, unknown>
 
-/** Every credentialed operation: bad credentials, and the per-credential rate limit when the host enables it. */
-const CREDENTIAL_STATUSES = [401, 429]
-/** Every operation: the request took too long to arrive, its path or its headers are too long. */
-const TRANSPORT_STATUSES = [408, 414, 431]
 const ERROR_HEADERS: Readonly<Record<number, JsonObject>> = {
   401: { "WWW-Authenticate": { schema: { type: "string" }, description: "Bearer challenge" } },
   403: { "WWW-Authenticate": { schema: { type: "string" }, description: "Bearer challenge (insufficient_scope)" } },
@@ -57,7 +42,7 @@ export const makeOpenApiDocument = (options: { readonly serverUrl: string }): Js
   const named: Array<Schema.Top> = [ProblemSchema]
   for (const route of apiRoutes) {
     for (const operation of route.operations) {
-      named.push(operation.response)
+      named.push(operation.success.schema)
       if (operation.body !== undefined) named.push(operation.body.schema)
     }
   }
@@ -72,17 +57,14 @@ export const makeOpenApiDocument = (options: { readonly serverUrl: string }): Js
   const problemRef = schemaOf(ProblemSchema)
 
   const operationObject = (operation: Operation, pathParams: ReadonlyArray<string>): JsonObject => {
-    const credentialed = operation.access.kind !== "none"
-    const errorStatuses = [
-      ...new Set([...TRANSPORT_STATUSES, ...(credentialed ? CREDENTIAL_STATUSES : []), ...operation.errorStatuses])
-    ].sort()
+    const credentialed = operation.access !== "public"
     const responses: JsonObject = {
-      [operation.successStatus]: {
-        description: REASON_PHRASES[operation.successStatus],
-        content: { "application/json": { schema: schemaOf(operation.response) } }
+      [operation.success.status]: {
+        description: REASON_PHRASES[operation.success.status],
+        content: { "application/json": { schema: schemaOf(operation.success.schema) } }
       }
     }
-    for (const status of errorStatuses) {
+    for (const status of errorStatusesOf(operation)) {
       responses[status] = {
         description: REASON_PHRASES[status],
         ...(ERROR_HEADERS[status] !== undefined && { headers: ERROR_HEADERS[status] }),

@@ -1,25 +1,44 @@
 import type { DomainError } from "../domain/errors.js"
 import type { FieldIssue } from "../domain/field-issue.js"
+import type { Operation } from "./routes.js"
 
-/** Stable problem codes (CONTRACT "Errors"). */
-export type ProblemCode =
-  | "invalid_json"
-  | "invalid_body"
-  | "validation_failed"
-  | "unauthenticated"
-  | "invalid_token"
-  | "insufficient_scope"
-  | "not_found"
-  | "method_not_allowed"
-  | "payload_too_large"
-  | "unsupported_media_type"
-  | "rate_limited"
-  | "uri_too_long"
-  | "unavailable"
-  | "internal"
-  | "bad_request"
-  | "request_timeout"
-  | "headers_too_large"
+/**
+ * Every stable problem code with the one status it is answered with (docs/api.md, "Errors"): the one list that the
+ * ProblemCode type, the OpenAPI enum and the suites' expectations derive from.
+ */
+export const PROBLEM_CODE_STATUS = {
+  invalid_json: 400,
+  invalid_body: 400,
+  validation_failed: 400,
+  unauthenticated: 401,
+  invalid_token: 401,
+  insufficient_scope: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  uri_too_long: 414,
+  unavailable: 503,
+  internal: 500,
+  // Refusals Node makes before a request exists (answered by @accord/node).
+  bad_request: 400,
+  request_timeout: 408,
+  headers_too_large: 431
+} as const
+
+export type ProblemCode = keyof typeof PROBLEM_CODE_STATUS
+
+export const PROBLEM_CODES = Object.keys(PROBLEM_CODE_STATUS) as ReadonlyArray<ProblemCode>
+
+/** The status each domain error is answered with: the one place a domain error meets HTTP (see problemOf). */
+export const DOMAIN_ERROR_STATUS = {
+  ValidationError: 400,
+  NotFound: 404,
+  Unauthenticated: 401,
+  InsufficientScope: 403,
+  Unavailable: 503
+} as const satisfies Record<DomainError["_tag"], number>
 
 /** RFC 9110 reason phrases for every status Accord answers with. */
 export const REASON_PHRASES: Readonly<Record<number, string>> = {
@@ -85,7 +104,7 @@ export const problems = {
     headers: { "retry-after": String(retryAfterSeconds) }
   }),
   internal: (): Problem => ({ status: 500, code: "internal", detail: "An unexpected error occurred." }),
-  // Refusals Node makes before a request exists (answered by core/node answerClientError).
+  // Refusals Node makes before a request exists (answered by @accord/node answerClientError).
   badRequest: (): Problem => ({ status: 400, code: "bad_request", detail: "The request is not valid HTTP/1.1." }),
   requestTimeout: (): Problem => ({
     status: 408,
@@ -156,3 +175,18 @@ export const problemBody = (problem: Problem): string =>
       errors: problem.errors.map(({ pointer, code, detail }) => ({ pointer, code, detail }))
     })
   })
+
+/**
+ * Every error status an operation can answer, derived from its shape (docs/api.md, "Errors": order of checks) and the domain
+ * errors it declares: what the OpenAPI document lists for it.
+ */
+export const errorStatusesOf = (operation: Operation): ReadonlyArray<number> => {
+  // Before a request is read: it took too long to arrive (408), its path (414) or its headers (431) are too long.
+  const statuses = new Set<number>([408, 414, 431])
+  if (operation.access !== "public") for (const status of [401, 429]) statuses.add(status)
+  if (operation.access === "user") statuses.add(403)
+  if (operation.body !== undefined) for (const status of [400, 413, 415]) statuses.add(status)
+  if (operation.params !== undefined) statuses.add(404)
+  for (const tag of operation.errors) statuses.add(DOMAIN_ERROR_STATUS[tag])
+  return [...statuses].sort((a, b) => a - b)
+}

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
-import { createPublicPlanEntry, PasswordHasher, PlanEntries, ValidationError } from "@accord/core"
-import { issuesOf, TestServices, type Issue } from "./support.js"
+import { PasswordHasher, PlanEntries, ValidationError } from "@accord/core"
+import { issuesOf, TestServices, type Issue, fromWire } from "./support.js"
 
 const PASSWORD = "correct horse battery"
 
-const create = (body: unknown) => createPublicPlanEntry(body).pipe(Effect.provide(TestServices))
+const create = (body: unknown) => fromWire.createPublicPlanEntry(body).pipe(Effect.provide(TestServices))
 
 const storedFor = (emailKey: string) => Effect.flatMap(PlanEntries, (entries) => entries.findByEmailKey(emailKey))
 
@@ -143,7 +143,7 @@ describe("createPublicPlanEntry: body", () => {
 describe("createPublicPlanEntry: storage and no enumeration", () => {
   it.effect("stores a scrypt hash that verifies, never the password in clear", () =>
     Effect.gen(function* () {
-      const created = yield* createPublicPlanEntry({ email: "Ann@Example.com", password: PASSWORD })
+      const created = yield* fromWire.createPublicPlanEntry({ email: "Ann@Example.com", password: PASSWORD })
       expect(created).toEqual({ email: "Ann@example.com" })
       const stored = yield* storedFor("ann@example.com")
       expect(stored?.email).toBe("Ann@example.com")
@@ -160,8 +160,8 @@ describe("createPublicPlanEntry: storage and no enumeration", () => {
 
   it.effect("two entries with one password get different salts", () =>
     Effect.gen(function* () {
-      yield* createPublicPlanEntry({ email: "one@example.com", password: PASSWORD })
-      yield* createPublicPlanEntry({ email: "two@example.com", password: PASSWORD })
+      yield* fromWire.createPublicPlanEntry({ email: "one@example.com", password: PASSWORD })
+      yield* fromWire.createPublicPlanEntry({ email: "two@example.com", password: PASSWORD })
       const one = yield* storedFor("one@example.com")
       const two = yield* storedFor("two@example.com")
       expect(one?.passwordHash).not.toBe(two?.passwordHash)
@@ -170,9 +170,9 @@ describe("createPublicPlanEntry: storage and no enumeration", () => {
 
   it.effect("a duplicate email (any case) gets the response a new one would, and the first password stays", () =>
     Effect.gen(function* () {
-      const first = yield* createPublicPlanEntry({ email: "Ann@Example.com", password: PASSWORD })
+      const first = yield* fromWire.createPublicPlanEntry({ email: "Ann@Example.com", password: PASSWORD })
       const stored = yield* storedFor("ann@example.com")
-      const second = yield* createPublicPlanEntry({ email: " ANN@example.COM ", password: "another password" })
+      const second = yield* fromWire.createPublicPlanEntry({ email: " ANN@example.COM ", password: "another password" })
       expect(first).toEqual({ email: "Ann@example.com" })
       expect(second).toEqual({ email: "ANN@example.com" })
       const after = yield* storedFor("ann@example.com")
@@ -193,7 +193,7 @@ describe("createPublicPlanEntry: storage and no enumeration", () => {
         verify: real.verify
       })
       const run = (email: string) =>
-        Effect.provideService(createPublicPlanEntry({ email, password: PASSWORD }), PasswordHasher, counting)
+        Effect.provideService(fromWire.createPublicPlanEntry({ email, password: PASSWORD }), PasswordHasher, counting)
       yield* run("dup@example.com")
       yield* run("DUP@example.com")
       expect(hashes).toBe(2)
@@ -202,7 +202,7 @@ describe("createPublicPlanEntry: storage and no enumeration", () => {
 
   it.effect("an invalid body stores nothing", () =>
     Effect.gen(function* () {
-      yield* Effect.flip(createPublicPlanEntry({ email: "kept@example.com", password: "short" }))
+      yield* Effect.flip(fromWire.createPublicPlanEntry({ email: "kept@example.com", password: "short" }))
       expect(yield* storedFor("kept@example.com")).toBeUndefined()
     }).pipe(Effect.provide(TestServices))
   )

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { TestClock } from "effect/testing"
-import { getLanguagePreferences, toPreferencesView, updateLanguagePreferences } from "@accord/core"
-import { alice, bob, issuesOf, TestServices, type Issue } from "./support.js"
+import { getLanguagePreferences, toPreferencesView } from "@accord/core"
+import { alice, bob, issuesOf, TestServices, type Issue, fromWire } from "./support.js"
 
-const update = (body: unknown) => updateLanguagePreferences(alice, body).pipe(Effect.provide(TestServices))
+const update = (body: unknown) => fromWire.updateLanguagePreferences(alice, body).pipe(Effect.provide(TestServices))
 const viewAfterUpdate = (body: unknown) => Effect.map(update(body), toPreferencesView)
 
 /** TestClock starts at the epoch; a minute later is a visibly different instant. */
@@ -121,8 +121,8 @@ describe("updateLanguagePreferences: body", () => {
 
   it.effect("an invalid field stores nothing, not even the valid ones beside it", () =>
     Effect.gen(function* () {
-      yield* Effect.flip(updateLanguagePreferences(alice, { language: "fr", timezone: 7 }))
-      yield* Effect.flip(updateLanguagePreferences(alice, { language: "fr", unknown: true }))
+      yield* Effect.flip(fromWire.updateLanguagePreferences(alice, { language: "fr", timezone: 7 }))
+      yield* Effect.flip(fromWire.updateLanguagePreferences(alice, { language: "fr", unknown: true }))
       const current = yield* getLanguagePreferences(alice)
       expect(current.language).toBe("en")
       expect(current.timezone).toBe(0)
@@ -138,7 +138,7 @@ describe("updateLanguagePreferences: body", () => {
     Effect.gen(function* () {
       const before = toPreferencesView(yield* getLanguagePreferences(alice))
       yield* TestClock.adjust("1 minute")
-      const after = toPreferencesView(yield* updateLanguagePreferences(alice, body))
+      const after = toPreferencesView(yield* fromWire.updateLanguagePreferences(alice, body))
       expect(after).toEqual(before)
     }).pipe(Effect.provide(TestServices))
   )
@@ -161,48 +161,52 @@ describe("updateLanguagePreferences: records and timestamps", () => {
   it.effect("a creating update that sets values still has created_at = updated_at", () =>
     Effect.gen(function* () {
       yield* TestClock.adjust("1 minute")
-      expect(toPreferencesView(yield* updateLanguagePreferences(alice, { language: "fr", mfa_enabled: true }))).toEqual(
-        {
-          id: 1,
-          language: "fr",
-          timezone: 0,
-          mfa_enabled: true,
-          created_at: ONE_MINUTE_LATER,
-          updated_at: ONE_MINUTE_LATER
-        }
-      )
+      expect(
+        toPreferencesView(yield* fromWire.updateLanguagePreferences(alice, { language: "fr", mfa_enabled: true }))
+      ).toEqual({
+        id: 1,
+        language: "fr",
+        timezone: 0,
+        mfa_enabled: true,
+        created_at: ONE_MINUTE_LATER,
+        updated_at: ONE_MINUTE_LATER
+      })
     }).pipe(Effect.provide(TestServices))
   )
 
   it.effect("{} is a no-op that returns (and on first access creates) the record", () =>
     Effect.gen(function* () {
-      const created = yield* updateLanguagePreferences(alice, {})
+      const created = yield* fromWire.updateLanguagePreferences(alice, {})
       yield* TestClock.adjust("1 minute")
-      expect(yield* updateLanguagePreferences(alice, {})).toEqual(created)
+      expect(yield* fromWire.updateLanguagePreferences(alice, {})).toEqual(created)
       expect(toPreferencesView(created)).toMatchObject({ language: "en", created_at: EPOCH, updated_at: EPOCH })
     }).pipe(Effect.provide(TestServices))
   )
 
   it.effect("merge: each present field is set, each absent field keeps its value", () =>
     Effect.gen(function* () {
-      yield* updateLanguagePreferences(alice, { language: "fr" })
-      yield* updateLanguagePreferences(alice, { timezone: 60 })
-      yield* updateLanguagePreferences(alice, { mfa_enabled: true })
-      const view = toPreferencesView(yield* updateLanguagePreferences(alice, { language: "de" }))
+      yield* fromWire.updateLanguagePreferences(alice, { language: "fr" })
+      yield* fromWire.updateLanguagePreferences(alice, { timezone: 60 })
+      yield* fromWire.updateLanguagePreferences(alice, { mfa_enabled: true })
+      const view = toPreferencesView(yield* fromWire.updateLanguagePreferences(alice, { language: "de" }))
       expect(view).toMatchObject({ language: "de", timezone: 60, mfa_enabled: true })
     }).pipe(Effect.provide(TestServices))
   )
 
   it.effect("updated_at moves only on a real change; id and created_at never change", () =>
     Effect.gen(function* () {
-      const created = toPreferencesView(yield* updateLanguagePreferences(alice, { language: "en-US", timezone: 60 }))
+      const created = toPreferencesView(
+        yield* fromWire.updateLanguagePreferences(alice, { language: "en-US", timezone: 60 })
+      )
       yield* TestClock.adjust("1 minute")
       // Same values (one spelled differently but canonically equal): nothing changes.
-      const same = toPreferencesView(yield* updateLanguagePreferences(alice, { language: "EN-us", timezone: 60.0 }))
+      const same = toPreferencesView(
+        yield* fromWire.updateLanguagePreferences(alice, { language: "EN-us", timezone: 60.0 })
+      )
       expect(same).toEqual(created)
-      const sameAgain = toPreferencesView(yield* updateLanguagePreferences(alice, { mfa_enabled: false }))
+      const sameAgain = toPreferencesView(yield* fromWire.updateLanguagePreferences(alice, { mfa_enabled: false }))
       expect(sameAgain).toEqual(created)
-      const changed = toPreferencesView(yield* updateLanguagePreferences(alice, { mfa_enabled: true }))
+      const changed = toPreferencesView(yield* fromWire.updateLanguagePreferences(alice, { mfa_enabled: true }))
       expect(changed).toEqual({ ...created, mfa_enabled: true, updated_at: ONE_MINUTE_LATER })
       yield* TestClock.adjust("1 minute")
       const read = toPreferencesView(yield* getLanguagePreferences(alice))
@@ -212,7 +216,7 @@ describe("updateLanguagePreferences: records and timestamps", () => {
 
   it.effect("each user has one record; ids are store-wide and increasing", () =>
     Effect.gen(function* () {
-      const first = yield* updateLanguagePreferences(alice, { language: "fr" })
+      const first = yield* fromWire.updateLanguagePreferences(alice, { language: "fr" })
       const second = yield* getLanguagePreferences(bob)
       expect([first.id, second.id]).toEqual([1, 2])
       expect(second.language).toBe("en")
@@ -224,9 +228,9 @@ describe("updateLanguagePreferences: records and timestamps", () => {
     Effect.gen(function* () {
       yield* Effect.all(
         [
-          updateLanguagePreferences(alice, { language: "ja" }),
-          updateLanguagePreferences(alice, { timezone: 540 }),
-          updateLanguagePreferences(alice, { mfa_enabled: true })
+          fromWire.updateLanguagePreferences(alice, { language: "ja" }),
+          fromWire.updateLanguagePreferences(alice, { timezone: 540 }),
+          fromWire.updateLanguagePreferences(alice, { mfa_enabled: true })
         ],
         { concurrency: "unbounded" }
       )

@@ -1,15 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { TestClock } from "effect/testing"
-import {
-  listPaymentMethods,
-  NotFound,
-  setDefaultPaymentMethod,
-  toPaymentMethodView,
-  type AccordServices,
-  type UserId
-} from "@accord/core"
-import { alice, bob, issuesOf, seed, TestServices } from "./support.js"
+import { listPaymentMethods, NotFound, toPaymentMethodView, type AccordServices, type UserId } from "@accord/core"
+import { alice, bob, issuesOf, seed, TestServices, fromWire } from "./support.js"
 
 const EPOCH = "1970-01-01T00:00:00.000Z"
 const ONE_MINUTE_LATER = "1970-01-01T00:01:00.000Z"
@@ -33,7 +26,7 @@ describe("setDefaultPaymentMethod", () => {
     run(
       Effect.gen(function* () {
         yield* TestClock.adjust("1 minute")
-        const chosen = yield* setDefaultPaymentMethod(alice, "pm_2", { is_default: true })
+        const chosen = yield* fromWire.setDefaultPaymentMethod(alice, "pm_2", { is_default: true })
         expect(toPaymentMethodView(chosen)).toEqual({
           id: "pm_2",
           is_default: true,
@@ -56,7 +49,7 @@ describe("setDefaultPaymentMethod", () => {
   ])("accepts %s", ([, body]) =>
     run(
       Effect.gen(function* () {
-        expect((yield* setDefaultPaymentMethod(alice, "pm_2", body)).isDefault).toBe(true)
+        expect((yield* fromWire.setDefaultPaymentMethod(alice, "pm_2", body)).isDefault).toBe(true)
       })
     )
   )
@@ -65,10 +58,10 @@ describe("setDefaultPaymentMethod", () => {
     run(
       Effect.gen(function* () {
         yield* TestClock.adjust("1 minute")
-        const first = toPaymentMethodView(yield* setDefaultPaymentMethod(alice, "pm_2"))
+        const first = toPaymentMethodView(yield* fromWire.setDefaultPaymentMethod(alice, "pm_2"))
         const listed = yield* views(alice)
         yield* TestClock.adjust("1 minute")
-        expect(toPaymentMethodView(yield* setDefaultPaymentMethod(alice, "pm_2"))).toEqual(first)
+        expect(toPaymentMethodView(yield* fromWire.setDefaultPaymentMethod(alice, "pm_2"))).toEqual(first)
         expect(yield* views(alice)).toEqual(listed)
       })
     )
@@ -79,7 +72,7 @@ describe("setDefaultPaymentMethod", () => {
       Effect.gen(function* () {
         const before = yield* views(alice)
         yield* TestClock.adjust("1 minute")
-        expect(toPaymentMethodView(yield* setDefaultPaymentMethod(alice, "pm_1"))).toEqual(before[0])
+        expect(toPaymentMethodView(yield* fromWire.setDefaultPaymentMethod(alice, "pm_1"))).toEqual(before[0])
         expect(yield* views(alice)).toEqual(before)
       })
     )
@@ -88,7 +81,7 @@ describe("setDefaultPaymentMethod", () => {
   it.effect("another user's method is NotFound, and nothing changes", () =>
     run(
       Effect.gen(function* () {
-        const error = yield* Effect.flip(setDefaultPaymentMethod(alice, "pm_bob"))
+        const error = yield* Effect.flip(fromWire.setDefaultPaymentMethod(alice, "pm_bob"))
         expect(error).toBeInstanceOf(NotFound)
         expect(yield* views(bob)).toEqual([{ id: "pm_bob", is_default: false, created_at: EPOCH, updated_at: EPOCH }])
         expect((yield* views(alice)).map((method) => method.is_default)).toEqual([true, false])
@@ -110,7 +103,7 @@ describe("setDefaultPaymentMethod", () => {
   ] as const)("%s is NotFound", ([, id]) =>
     run(
       Effect.gen(function* () {
-        const error = yield* Effect.flip(setDefaultPaymentMethod(alice, id))
+        const error = yield* Effect.flip(fromWire.setDefaultPaymentMethod(alice, id))
         expect(error).toBeInstanceOf(NotFound)
         expect(error).toMatchObject({ resource: "payment_method" })
       })
@@ -127,7 +120,7 @@ describe("setDefaultPaymentMethod", () => {
   ] as const)("rejects %s", ([, body, expected]) =>
     run(
       Effect.gen(function* () {
-        expect(yield* issuesOf(setDefaultPaymentMethod(alice, "pm_2", body))).toEqual(expected)
+        expect(yield* issuesOf(fromWire.setDefaultPaymentMethod(alice, "pm_2", body))).toEqual(expected)
         expect((yield* views(alice)).map((method) => method.is_default)).toEqual([true, false])
       })
     )
@@ -136,9 +129,9 @@ describe("setDefaultPaymentMethod", () => {
   it.effect("the body is checked before the id (shape and fields come before the use case)", () =>
     run(
       Effect.gen(function* () {
-        expect(yield* issuesOf(setDefaultPaymentMethod(alice, "not a valid id", { is_default: false }))).toEqual([
-          ["/is_default", "not_allowed"]
-        ])
+        expect(
+          yield* issuesOf(fromWire.setDefaultPaymentMethod(alice, "not a valid id", { is_default: false }))
+        ).toEqual([["/is_default", "not_allowed"]])
       })
     )
   )

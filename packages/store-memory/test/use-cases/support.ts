@@ -1,7 +1,23 @@
 import { expect } from "@effect/vitest"
-import { Effect, Layer, Schema } from "effect"
-import { Seed, StoreAdmin, UserId, ValidationError, type FieldIssueCode, type SeedInput } from "@accord/core"
-import { ScryptPasswordHasherLive, testScryptCost } from "@accord/core/node"
+import { Effect, Layer, Option, Schema } from "effect"
+import {
+  createPublicPlanEntry,
+  decodePreferencesPatch,
+  decoderFor,
+  NotFound,
+  PaymentMethodId,
+  PlanEntryBody,
+  Seed,
+  SetDefaultBody,
+  setDefaultPaymentMethod,
+  StoreAdmin,
+  updateLanguagePreferences,
+  UserId,
+  ValidationError,
+  type FieldIssueCode,
+  type SeedInput
+} from "@accord/core"
+import { ScryptPasswordHasherLive, testScryptCost } from "@accord/node"
 import { MemoryStoreLive } from "@accord/store-memory"
 
 /** A fresh memory store and a cheap scrypt hasher: each test that provides it starts from nothing. */
@@ -21,3 +37,25 @@ export const issuesOf = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   })
 
 export type Issue = readonly [pointer: string, code: FieldIssueCode]
+
+const decodePlanEntry = decoderFor(PlanEntryBody)
+const decodeSetDefault = decoderFor(SetDefaultBody)
+const decodePaymentMethodId = Schema.decodeUnknownOption(PaymentMethodId)
+
+/**
+ * The use cases take checked values; these wrappers do by hand what the HTTP pipeline does before calling them
+ * (decode the wire body with the operation's Schema; an id outside the charset is NotFound), so the field rules can
+ * be tested here with wire bodies and no HTTP.
+ */
+export const fromWire = {
+  createPublicPlanEntry: (body: unknown) => Effect.flatMap(decodePlanEntry(body), createPublicPlanEntry),
+  updateLanguagePreferences: (userId: UserId, body: unknown) =>
+    Effect.flatMap(decodePreferencesPatch(body), (patch) => updateLanguagePreferences(userId, patch)),
+  setDefaultPaymentMethod: (userId: UserId, id: string, body: unknown = {}) =>
+    Effect.flatMap(decodeSetDefault(body), () =>
+      Option.match(decodePaymentMethodId(id), {
+        onNone: () => Effect.fail(new NotFound({ resource: "payment_method" })),
+        onSome: (methodId) => setDefaultPaymentMethod(userId, methodId)
+      })
+    )
+}

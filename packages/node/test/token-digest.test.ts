@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto"
 import { describe, expect, it } from "@effect/vitest"
-import { digestsEqual, tokenDigest } from "@accord/core/node"
+import { digestsEqual, tokenDigest } from "@accord/node"
 
 // docs/SECURITY.md "Constant-time token comparison": the comparison both stores' authenticators end with.
 describe("tokenDigest and digestsEqual", () => {

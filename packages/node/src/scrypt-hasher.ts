@@ -1,8 +1,6 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from "node:crypto"
 import { Effect, Layer, Redacted, Semaphore } from "effect"
-import { Unavailable } from "../domain/errors.js"
-import { PasswordHash } from "../domain/password.js"
-import { PasswordHasher } from "../ports/password-hasher.js"
+import { PasswordHash, PasswordHasher, Unavailable } from "@accord/core"
 
 export interface ScryptHasherOptions {
   /** CPU/memory cost, a power of two. CONTRACT production minimum: 2^15. */

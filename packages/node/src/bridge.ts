@@ -1,15 +1,22 @@
 import type { IncomingMessage, ServerResponse } from "node:http"
 import type { Readable } from "node:stream"
-import { makeHttpHandler } from "../http/handler.js"
-import type { HttpHandler, HttpHandlerOptions, HttpRequest, HttpResponse } from "../http/types.js"
+import {
+  makeHttpHandler,
+  type HttpHandler,
+  type HttpHandlerOptions,
+  type HttpRequest,
+  type HttpResponse
+} from "@accord/core"
 import { bodyFullyReceived, nodeBodyNow, nodeBodyReader } from "./body-reader.js"
-import { loadDocsAssets } from "./docs-assets.js"
 
 // What both Node adapters do to translate between a framework's request/response and the core's neutral ones.
 
-/** `makeHttpHandler` for Node adapters: unless `docs` is given, `/docs` serves the UI files of swagger-ui-dist. */
+/**
+ * `makeHttpHandler` for Node adapters. The API reference page is served only when `docs` is given (e.g.
+ * `loadApiReference()` from `@accord/api-reference`).
+ */
 export const makeNodeHttpHandler = (options: HttpHandlerOptions): HttpHandler => {
-  const handler = makeHttpHandler({ ...options, docs: options.docs ?? loadDocsAssets() })
+  const handler = makeHttpHandler(options)
   // Started a microtask later, when Node has handed over the rest of the packet that brought the headers: a small
   // body is then already buffered in full and read without waiting (`readBodyNow`).
   return (request) => Promise.resolve(request).then(handler)

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Redacted, Result } from "effect"
 import { PasswordHash, PasswordHasher, Unavailable } from "@accord/core"
-import { makeScryptHasher, ScryptPasswordHasherLive, testScryptCost } from "@accord/core/node"
+import { makeScryptHasher, ScryptPasswordHasherLive, testScryptCost } from "@accord/node"
 
 const secret = Redacted.make("correct horse battery")
 

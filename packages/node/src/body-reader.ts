@@ -1,6 +1,6 @@
 import type { IncomingMessage } from "node:http"
 import type { Readable } from "node:stream"
-import type { BodyReadResult } from "../http/types.js"
+import type { BodyReadResult } from "@accord/core"
 
 const noop = (): void => {}
 

@@ -1,7 +1,13 @@
 import type { Server, ServerOptions, ServerResponse } from "node:http"
 import type { AddressInfo, Socket } from "node:net"
-import { PROBLEM_CONTENT_TYPE, problemBody, problems, REASON_PHRASES, type Problem } from "../http/problem.js"
-import type { StandaloneServerOptions } from "../http/types.js"
+import {
+  PROBLEM_CONTENT_TYPE,
+  problemBody,
+  problems,
+  REASON_PHRASES,
+  type Problem,
+  type StandaloneServerOptions
+} from "@accord/core"
 
 /** CONTRACT "Drain": the default time accepted requests get to finish on close. */
 export const DEFAULT_DRAIN_TIMEOUT_MS = 10_000

@@ -1,0 +1,1 @@
+export { loadApiReference } from "./load.js"

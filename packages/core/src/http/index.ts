@@ -1,7 +1,0 @@
-export * from "./handler.js"
-export * from "./json-body.js"
-export * from "./openapi.js"
-export * from "./problem.js"
-export * from "./rate-limit.js"
-export * from "./routes.js"
-export * from "./types.js"

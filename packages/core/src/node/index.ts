@@ -1,6 +1,0 @@
-export * from "./scrypt-hasher.js"
-export * from "./token-digest.js"
-export * from "./docs-assets.js"
-export * from "./body-reader.js"
-export * from "./bridge.js"
-export * from "./server.js"

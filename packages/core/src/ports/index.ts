@@ -1,6 +1,0 @@
-export * from "./authenticator.js"
-export * from "./password-hasher.js"
-export * from "./payment-methods.js"
-export * from "./plan-entries.js"
-export * from "./preferences-store.js"
-export * from "./store-admin.js"

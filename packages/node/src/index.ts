@@ -1,0 +1,34 @@
+// The public surface of @accord/node, listed name by name: what is not here is internal to the package.
+
+// The bridge between Node's request/response and the core's neutral ones, shared by the Node adapters.
+export { closeIfBodyUnread, makeNodeHttpHandler, requestPath, responsePayload, toHttpRequest } from "./bridge.js"
+export { bodyFullyReceived, nodeBodyNow, nodeBodyReader } from "./body-reader.js"
+
+// A standalone server's limits, answers to malformed HTTP, listen and drain.
+export {
+  answerClientError,
+  DEFAULT_DRAIN_TIMEOUT_MS,
+  DEFAULT_HEADERS_TIMEOUT_MS,
+  DEFAULT_HOST,
+  DEFAULT_MAX_HEADER_SIZE,
+  DEFAULT_PORT,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  drainOnClose,
+  listen,
+  nodeServerOptions,
+  serverUrl
+} from "./server.js"
+
+// The PasswordHasher port on node:crypto's scrypt.
+export {
+  DEFAULT_SCRYPT_MAX_CONCURRENT,
+  DEFAULT_SCRYPT_MAX_QUEUED,
+  makeScryptHasher,
+  productionScryptCost,
+  ScryptPasswordHasherLive,
+  testScryptCost,
+  type ScryptHasherOptions
+} from "./scrypt-hasher.js"
+
+// Tokens stored and compared only as SHA-256 digests.
+export { digestsEqual, tokenDigest } from "./token-digest.js"

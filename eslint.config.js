@@ -57,6 +57,23 @@ const nodeForbidden = [
   }
 ]
 
+/** The client runs in browsers and any fetch runtime: no Node API, no server-side package, core only. */
+const clientForbidden = [
+  { ...nodeBuiltins, message: "@accord/client runs in browsers and any fetch runtime: no Node-only API." },
+  {
+    regex: "^(koa|fastify|express|pg|pino|jose|hono)(/.*)?$",
+    message: "@accord/client is a client: no server framework, driver, logger or JWT library."
+  },
+  {
+    regex: "^(@koa|@fastify|@hono|@electric-sql)/",
+    message: "@accord/client is a client: no server framework or driver."
+  },
+  {
+    regex: "^@accord/(?!core$)",
+    message: "@accord/client imports @accord/core only (its route table and Schemas), never a Node or server package."
+  }
+]
+
 const restrictImports = (...patterns) => ["error", { patterns }]
 
 export default defineConfig(
@@ -109,12 +126,56 @@ export default defineConfig(
     }
   },
   {
+    files: ["packages/client/src/**"],
+    rules: {
+      "no-restricted-imports": restrictImports(...clientForbidden),
+      "no-restricted-globals": [
+        "error",
+        ...["process", "Buffer", "__dirname", "__filename", "require", "global", "setImmediate", "clearImmediate"].map(
+          (name) => ({ name, message: "@accord/client runs in browsers and any fetch runtime: no Node globals." })
+        )
+      ]
+    }
+  },
+  {
     files: ["packages/adapter-*/src/**"],
     rules: {
       "no-restricted-imports": restrictImports({
         regex: "^@accord/(store-.*|server)(/.*)?$",
         message: "Adapters import core and @accord/node only: the host hands them a runtime holding the store."
       })
+    }
+  },
+  {
+    // The fetch adapter's main entry runs on Bun, Deno and Workers as on Node: no Node builtin, global or Node-only
+    // package, like core. Its standalone Node server is src/node.ts. (This block replaces the adapters' rule above
+    // for these files, so that rule's pattern comes again.)
+    files: ["packages/adapter-fetch/src/**"],
+    ignores: ["packages/adapter-fetch/src/node.ts"],
+    rules: {
+      "no-restricted-imports": restrictImports(
+        {
+          regex: "^@accord/(store-.*|server)(/.*)?$",
+          message: "Adapters import core and @accord/node only: the host hands them a runtime holding the store."
+        },
+        {
+          ...nodeBuiltins,
+          message: "@accord/adapter-fetch runs on any fetch runtime: Node APIs belong in src/node.ts."
+        },
+        {
+          regex: "^(@accord/node|@hono/node-server)(/.*)?$",
+          message: "@accord/adapter-fetch runs on any fetch runtime: Node-only packages belong in src/node.ts."
+        }
+      ),
+      "no-restricted-globals": [
+        "error",
+        ...["process", "Buffer", "__dirname", "__filename", "require", "global", "setImmediate", "clearImmediate"].map(
+          (name) => ({
+            name,
+            message: "@accord/adapter-fetch runs on any fetch runtime: Node globals belong in src/node.ts."
+          })
+        )
+      ]
     }
   }
 )

@@ -5,7 +5,15 @@ const examplesDir = new URL("../", import.meta.url)
 const read = (name: string) => readFileSync(new URL(name, examplesDir), "utf8")
 
 /** The snippet files, in the order the guide shows them. */
-const snippets = ["use-cases.ts", "koa-mount.ts", "fastify-mount.ts", "server-cli.sh", "host.test.ts"]
+const snippets = [
+  "use-cases.ts",
+  "koa-mount.ts",
+  "fastify-mount.ts",
+  "express-mount.ts",
+  "hono-mount.ts",
+  "server-cli.sh",
+  "host.test.ts"
+]
 const languageOf = (name: string) => (name.endsWith(".sh") ? "sh" : "ts")
 
 describe("docs/embedding.md", () => {

@@ -1,5 +1,7 @@
 import type { RunningServer } from "@accord/core"
+import { startExpressServer } from "@accord/adapter-express"
 import { startFastifyServer } from "@accord/adapter-fastify"
+import { startFetchServer } from "@accord/adapter-fetch/node"
 import { startKoaServer } from "@accord/adapter-koa"
 import { refusesConnections, startWith, type StartAdapter } from "@accord/conformance"
 import { describe, expect, it } from "@effect/vitest"
@@ -42,7 +44,9 @@ const setDefault =
 
 describe.each<readonly [string, StartAdapter]>([
   ["koa", startKoaServer],
-  ["fastify", startFastifyServer]
+  ["fastify", startFastifyServer],
+  ["express", startExpressServer],
+  ["fetch", startFetchServer]
 ])("drain on close: %s", (_name, start) => {
   // A drain limit far beyond the test timeout: closing in time proves the drain, not the deadline, ended things.
   const startPatient = (): Promise<RunningServer> => startWith(start, { drainTimeoutMs: 120_000 })(seed)

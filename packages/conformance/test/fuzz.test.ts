@@ -1,5 +1,7 @@
 import type { RunningServer } from "@accord/core"
+import { startExpressServer } from "@accord/adapter-express"
 import { startFastifyServer } from "@accord/adapter-fastify"
+import { startFetchServer } from "@accord/adapter-fetch/node"
 import { startKoaServer } from "@accord/adapter-koa"
 import {
   checkResponse,
@@ -16,11 +18,13 @@ import {
 } from "@accord/conformance"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 
-// Both standalone servers, each on a fresh memory store (rate limiting off), get the same generated requests:
-// every answer must conform, stored data may change only through 2xx answers, and Fastify must answer as Koa does.
-runHttpFuzz("koa and fastify on store-memory", [
+// Every standalone server, each on a fresh memory store (rate limiting off), gets the same generated requests:
+// every answer must conform, stored data may change only through 2xx answers, and each must answer as Koa does.
+runHttpFuzz("koa, fastify, express and fetch on store-memory", [
   ["koa", startWith(startKoaServer)],
-  ["fastify", startWith(startFastifyServer)]
+  ["fastify", startWith(startFastifyServer)],
+  ["express", startWith(startExpressServer)],
+  ["fetch", startWith(startFetchServer)]
 ])
 
 // What the fuzz found, kept as plain cases so they stay fixed whatever the seed explores.
@@ -30,7 +34,9 @@ describe("fuzz findings", () => {
   beforeAll(async () => {
     servers.push(
       ["koa", await startWith(startKoaServer)(fixture.seed)],
-      ["fastify", await startWith(startFastifyServer)(fixture.seed)]
+      ["fastify", await startWith(startFastifyServer)(fixture.seed)],
+      ["express", await startWith(startExpressServer)(fixture.seed)],
+      ["fetch", await startWith(startFetchServer)(fixture.seed)]
     )
   })
   afterAll(async () => {

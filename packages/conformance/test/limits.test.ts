@@ -1,5 +1,7 @@
 import type { RunningServer } from "@accord/core"
+import { startExpressServer } from "@accord/adapter-express"
 import { startFastifyServer } from "@accord/adapter-fastify"
+import { startFetchServer } from "@accord/adapter-fetch/node"
 import { startKoaServer } from "@accord/adapter-koa"
 import { exchange, send, startWith, type StartAdapter } from "@accord/conformance"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
@@ -85,7 +87,9 @@ const preferences = "/api/users/v1/preferences/language/"
 
 describe.each<readonly [string, StartAdapter]>([
   ["koa", startKoaServer],
-  ["fastify", startFastifyServer]
+  ["fastify", startFastifyServer],
+  ["express", startExpressServer],
+  ["fetch", startFetchServer]
 ])("limits: %s", (_name, start) => {
   let defaults: RunningServer
   let limited: RunningServer

@@ -144,12 +144,43 @@ describe("lint: architecture boundaries", () => {
     ])("refuse %s", async (code) => {
       await expectRule("packages/adapter-koa/src/x.ts", `${code}\n`, "no-restricted-imports")
       await expectRule("packages/adapter-fastify/src/x.ts", `${code}\n`, "no-restricted-imports")
+      await expectRule("packages/adapter-fetch/src/x.ts", `${code}\n`, "no-restricted-imports")
     })
 
     it("may import core, @accord/node and their own framework", async () => {
       await expectClean(
         "packages/adapter-koa/src/x.ts",
         'import Koa from "koa"\nimport { createHttpHandler } from "@accord/core"\nimport { toHttpRequest } from "@accord/node"\nexport const parts = [Koa, createHttpHandler, toHttpRequest]\n'
+      )
+    })
+  })
+
+  describe("packages/adapter-fetch/src: runs on any fetch runtime, except its Node server (node.ts)", () => {
+    it.each([
+      'import { createServer } from "node:http"',
+      'import { Readable } from "stream"',
+      'import { toHttpRequest } from "@accord/node"',
+      'import { serve } from "@hono/node-server"'
+    ])("refuses %s", async (code) => {
+      await expectRule("packages/adapter-fetch/src/x.ts", `${code}\n`, "no-restricted-imports")
+    })
+
+    it("refuses Node globals", async () => {
+      await expectRule(
+        "packages/adapter-fetch/src/x.ts",
+        'export const value = Buffer.from("x")\n',
+        "no-restricted-globals"
+      )
+    })
+
+    it("allows core and WHATWG globals; node.ts may use Node", async () => {
+      await expectClean(
+        "packages/adapter-fetch/src/x.ts",
+        'import { makeHttpHandler } from "@accord/core"\nexport const parts = [makeHttpHandler, new Response(null), new TextEncoder()]\n'
+      )
+      await expectClean(
+        "packages/adapter-fetch/src/node.ts",
+        'import { createServer } from "node:http"\nimport { listen } from "@accord/node"\nexport const parts = [createServer, listen, Buffer.from("x")]\n'
       )
     })
   })

@@ -60,27 +60,39 @@ export { listPaymentMethods, setDefaultPaymentMethod } from "./use-cases/payment
 export {
   apiRoutes,
   defineOperation,
+  operations,
   type Access,
+  type BodyOf,
+  type BodySpec,
   type CallerOf,
   type DomainErrorTag,
   type HttpMethod,
   type Operation,
+  type OperationId,
+  type Operations,
   type OperationSpec,
-  type Route
+  type ParamsOf,
+  type Route,
+  type SuccessSpec,
+  type TypedOperation
 } from "./http/routes.js"
 export { DEFAULT_BODY_LIMIT, DEFAULT_MAX_PATH_LENGTH, DEFAULT_PREFIX, makeHttpHandler } from "./http/handler.js"
 export {
+  DOMAIN_ERROR_CODES,
   DOMAIN_ERROR_STATUS,
   errorStatusesOf,
   PROBLEM_CODE_STATUS,
   PROBLEM_CODES,
   PROBLEM_CONTENT_TYPE,
   problemBody,
+  problemCodesOf,
   problemOf,
   problems,
   REASON_PHRASES,
   type Problem,
-  type ProblemCode
+  type ProblemCode,
+  type ProblemCodeOf,
+  type ProblemCodeSource
 } from "./http/problem.js"
 export { makeOpenApiDocument, ProblemSchema } from "./http/openapi.js"
 export { isJsonObject, MAX_JSON_DEPTH, readJson, type JsonReadResult } from "./http/json-body.js"

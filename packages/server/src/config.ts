@@ -28,7 +28,7 @@ export interface ScryptCost {
 
 /** Everything the composition root needs, decoded and defaulted. */
 export interface AccordConfig {
-  readonly adapter: "koa" | "fastify"
+  readonly adapter: "koa" | "fastify" | "express" | "fetch"
   readonly host: string
   /** 0 picks a free port. */
   readonly port: number
@@ -82,7 +82,7 @@ export const usage = `Usage: accord [options]
 Runs the Accord HTTP service. Every option can also be set through the environment variable in brackets;
 a flag wins over the environment.
 
-  --adapter koa|fastify      HTTP adapter (ADAPTER, default fastify)
+  --adapter koa|fastify|express|fetch  HTTP adapter (ADAPTER, default fastify)
   --host HOST                address to listen on (HOST, default 127.0.0.1)
   --port PORT                port, 0 picks a free one (PORT, default 3000)
   --store memory|postgres    store (STORE, default memory)
@@ -183,7 +183,7 @@ const withDefault = <S extends Schema.Top>(schema: S, value: S["Type"]) =>
 const powerOfTwo = (n: number) => Number.isInteger(n) && n >= 2 && (n & (n - 1)) === 0
 
 const RawConfig = Schema.Struct({
-  adapter: withDefault(oneOf(["koa", "fastify"]), defaultConfig.adapter),
+  adapter: withDefault(oneOf(["koa", "fastify", "express", "fetch"]), defaultConfig.adapter),
   host: withDefault(nonEmpty, defaultConfig.host),
   port: withDefault(integer(0, 65535), defaultConfig.port),
   store: withDefault(oneOf(["memory", "postgres"]), defaultConfig.store),

@@ -11,7 +11,9 @@ import {
 } from "@accord/core"
 import { productionScryptCost, ScryptPasswordHasherLive } from "@accord/node"
 import { loadApiReference } from "@accord/api-reference"
+import { startExpressServer } from "@accord/adapter-express"
 import { startFastifyServer } from "@accord/adapter-fastify"
+import { startFetchServer } from "@accord/adapter-fetch/node"
 import { startKoaServer } from "@accord/adapter-koa"
 import { JwtAuthenticatorLive } from "@accord/auth-jwt"
 import { MemoryStoreLive } from "@accord/store-memory"
@@ -40,7 +42,9 @@ export interface RunningAccord {
 
 const servers: Record<AccordConfig["adapter"], (options: StandaloneServerOptions) => Promise<RunningServer>> = {
   fastify: startFastifyServer,
-  koa: startKoaServer
+  koa: startKoaServer,
+  express: startExpressServer,
+  fetch: startFetchServer
 }
 
 const storeLayer = (config: AccordConfig): Layer.Layer<StoreServices, unknown> => {

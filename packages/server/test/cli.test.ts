@@ -26,7 +26,7 @@ afterAll(() => temp.cleanup())
 
 const json = { "content-type": "application/json" }
 
-describe.each(["fastify", "koa"] as const)("accord CLI with --adapter %s", (adapter) => {
+describe.each(["fastify", "koa", "express", "fetch"] as const)("accord CLI with --adapter %s", (adapter) => {
   it("prints one listening line, serves the seed, logs JSON lines without secrets, and exits 0 on SIGTERM", async () => {
     const cli = spawnCli(["--adapter", adapter, "--port", "0", "--seed", seedPath])
     const url = await cli.listening
@@ -178,9 +178,9 @@ describe("accord CLI start-up", () => {
   })
 
   it("exits 2 on a bad flag, naming it", async () => {
-    const cli = spawnCli(["--adapter", "express", "--port", "0"])
+    const cli = spawnCli(["--adapter", "hapi", "--port", "0"])
     expect(await cli.exited).toEqual({ code: 2, signal: null })
-    expect(cli.stderr()).toContain('--adapter (ADAPTER) must be one of koa, fastify, got "express"')
+    expect(cli.stderr()).toContain('--adapter (ADAPTER) must be one of koa, fastify, express, fetch, got "hapi"')
     expect(cli.stdout()).toBe("")
   })
 
@@ -194,7 +194,7 @@ describe("accord CLI start-up", () => {
     const cli = spawnCli(["--help"])
     expect(await cli.exited).toEqual({ code: 0, signal: null })
     expect(cli.stdout()).toMatch(/^Usage: accord \[options\]/)
-    expect(cli.stdout()).toContain("--adapter koa|fastify")
+    expect(cli.stdout()).toContain("--adapter koa|fastify|express|fetch")
   })
 
   it("exits 1 with a clear message when the port is taken", async () => {

@@ -103,7 +103,7 @@ describe("parseConfig", () => {
     [["--port", "30.5"], "--port (PORT) must be an integer"],
     [["--port", "1e3"], "--port (PORT) must be an integer"],
     [["--port", ""], "--port (PORT) must be an integer"],
-    [["--adapter", "express"], '--adapter (ADAPTER) must be one of koa, fastify, got "express"'],
+    [["--adapter", "hapi"], '--adapter (ADAPTER) must be one of koa, fastify, express, fetch, got "hapi"'],
     [["--store", "redis"], '--store (STORE) must be one of memory, postgres, got "redis"'],
     [["--log-level", "loud"], "--log-level (LOG_LEVEL) must be one of fatal, error, warn, info, debug, trace, silent"],
     [["--body-limit", "0"], "--body-limit (BODY_LIMIT) must be an integer from 1 to"],

@@ -1,5 +1,7 @@
 import { startFastifyServer } from "@accord/adapter-fastify"
 import { startKoaServer } from "@accord/adapter-koa"
+import { startExpressServer } from "@accord/adapter-express"
+import { startFetchServer } from "@accord/adapter-fetch/node"
 import { runHttpConformance, startOnRuntime, startWith } from "@accord/conformance"
 import { ScryptPasswordHasherLive, testScryptCost } from "@accord/node"
 import { PgliteStoreLive } from "@accord/store-postgres"
@@ -19,6 +21,8 @@ afterAll(() => pglite.dispose())
 
 runHttpConformance("fastify on PGlite", startOnRuntime(startFastifyServer, pglite))
 runHttpConformance("koa on PGlite", startOnRuntime(startKoaServer, pglite))
+runHttpConformance("express on PGlite", startOnRuntime(startExpressServer, pglite))
+runHttpConformance("fetch on PGlite", startOnRuntime(startFetchServer, pglite))
 
 // On the server, each run gets a schema of its own, dropped when its server closes.
 describe.skipIf(databaseUrl === undefined)(
@@ -27,5 +31,7 @@ describe.skipIf(databaseUrl === undefined)(
     const url = databaseUrl ?? ""
     runHttpConformance("fastify on postgres", startWith(startFastifyServer, { store: storeInFreshSchema(url) }))
     runHttpConformance("koa on postgres", startWith(startKoaServer, { store: storeInFreshSchema(url) }))
+    runHttpConformance("express on postgres", startWith(startExpressServer, { store: storeInFreshSchema(url) }))
+    runHttpConformance("fetch on postgres", startWith(startFetchServer, { store: storeInFreshSchema(url) }))
   }
 )

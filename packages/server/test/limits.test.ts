@@ -121,7 +121,7 @@ const planEntries = "/api/plans/v1/subscription-plans/public/"
 const statusOf = (wire: string): number => Number(/^HTTP\/1\.1 (\d{3}) /.exec(wire)?.[1])
 const codeOf = async (response: Response): Promise<unknown> => ((await response.json()) as { code?: unknown }).code
 
-describe.each(["fastify", "koa"] as const)("accord CLI limits with --adapter %s", (adapter) => {
+describe.each(["fastify", "koa", "express", "fetch"] as const)("accord CLI limits with --adapter %s", (adapter) => {
   it("takes every HTTP limit from flags and environment: 431, 414, 413, 408 and 429 problems", async () => {
     const cli = spawnCli(
       [

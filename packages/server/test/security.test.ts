@@ -3,6 +3,8 @@ import { readdir, readFile } from "node:fs/promises"
 import { join } from "node:path"
 import { startFastifyServer } from "@accord/adapter-fastify"
 import { startKoaServer } from "@accord/adapter-koa"
+import { startExpressServer } from "@accord/adapter-express"
+import { startFetchServer } from "@accord/adapter-fetch/node"
 import { send, startOnRuntime, type RawRequest, type RawResponse, type StartAdapter } from "@accord/conformance"
 import {
   Authenticator,
@@ -37,7 +39,9 @@ import { makeTempDir, repoRoot } from "./cli-helpers.js"
 
 const adapters: ReadonlyArray<readonly [string, StartAdapter]> = [
   ["koa", startKoaServer],
-  ["fastify", startFastifyServer]
+  ["fastify", startFastifyServer],
+  ["express", startExpressServer],
+  ["fetch", startFetchServer]
 ]
 
 const tokens = {
@@ -180,7 +184,7 @@ describe("no password or token in logs", () => {
         const log = memoryLogger()
         const config: AccordConfig = {
           ...defaultConfig,
-          adapter: adapter === "koa" ? "koa" : "fastify",
+          adapter: adapter === "koa" || adapter === "express" || adapter === "fetch" ? adapter : "fastify",
           port: 0,
           logLevel: "trace",
           scrypt: { N: 1024, r: 8, p: 1 },

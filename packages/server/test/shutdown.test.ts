@@ -58,96 +58,99 @@ const responsesIn = (wire: string): ReadonlyArray<WireResponse> =>
       return { status: Number(statusLine.split(" ")[1]), headers, body: part.slice(end + 4) }
     })
 
-describe.each(["fastify", "koa"] as const)(`SIGTERM with ${IN_FLIGHT} requests in flight: --adapter %s`, (adapter) => {
-  it("answers every in-flight request completely, refuses new connections, exits 0 within the drain limit", async () => {
-    const cli = spawnCli(
-      ["--adapter", adapter, "--port", "0", "--seed", seedPath, "--drain-timeout-ms", String(DRAIN_TIMEOUT_MS)],
-      {
-        // Hashing slow enough to keep plan entries in flight for a while, and room for all of them in its queue.
-        SCRYPT_N: "4096",
-        SCRYPT_P: "1",
-        SCRYPT_MAX_QUEUED: String(IN_FLIGHT)
-      }
-    )
-    const url = await cli.listening
+describe.each(["fastify", "koa", "express", "fetch"] as const)(
+  `SIGTERM with ${IN_FLIGHT} requests in flight: --adapter %s`,
+  (adapter) => {
+    it("answers every in-flight request completely, refuses new connections, exits 0 within the drain limit", async () => {
+      const cli = spawnCli(
+        ["--adapter", adapter, "--port", "0", "--seed", seedPath, "--drain-timeout-ms", String(DRAIN_TIMEOUT_MS)],
+        {
+          // Hashing slow enough to keep plan entries in flight for a while, and room for all of them in its queue.
+          SCRYPT_N: "4096",
+          SCRYPT_P: "1",
+          SCRYPT_MAX_QUEUED: String(IN_FLIGHT)
+        }
+      )
+      const url = await cli.listening
 
-    const connections = await Promise.all(
-      Array.from({ length: IN_FLIGHT }, async () => {
-        const connection = await openConnection(url)
-        // A complete exchange first: from then on the connection is certainly accepted.
-        connection.send(healthRequest)
-        await connection.received('{"status":"ok"}')
-        return connection
+      const connections = await Promise.all(
+        Array.from({ length: IN_FLIGHT }, async () => {
+          const connection = await openConnection(url)
+          // A complete exchange first: from then on the connection is certainly accepted.
+          connection.send(healthRequest)
+          await connection.received('{"status":"ok"}')
+          return connection
+        })
+      )
+
+      let signalled = false
+      const requests = connections.map((connection, index) => {
+        const kind = kindOf(index)
+        const body = bodyOf(kind, index)
+        const whole = kind === "plan entry"
+        connection.send(head(kind, body) + (whole ? body : body.slice(0, 3)))
+        // The end of the answer's body (the health answer before it ends differently).
+        const request = { connection, kind, body, whole, answeredBeforeSignal: false, answered: Promise.resolve() }
+        request.answered = connection
+          .received(kind === "preferences, body half-sent" ? '"updated_at"' : '"password":"********"}')
+          .then(
+            () => {
+              request.answeredBeforeSignal = !signalled
+            },
+            () => undefined
+          )
+        return request
       })
-    )
 
-    let signalled = false
-    const requests = connections.map((connection, index) => {
-      const kind = kindOf(index)
-      const body = bodyOf(kind, index)
-      const whole = kind === "plan entry"
-      connection.send(head(kind, body) + (whole ? body : body.slice(0, 3)))
-      // The end of the answer's body (the health answer before it ends differently).
-      const request = { connection, kind, body, whole, answeredBeforeSignal: false, answered: Promise.resolve() }
-      request.answered = connection
-        .received(kind === "preferences, body half-sent" ? '"updated_at"' : '"password":"********"}')
-        .then(
-          () => {
-            request.answeredBeforeSignal = !signalled
-          },
-          () => undefined
-        )
-      return request
-    })
+      // Hashing is under way once the first plan entry is answered; most requests are still waiting for theirs.
+      await Promise.race(requests.filter((request) => request.whole).map((request) => request.answered))
+      signalled = true
+      const signalledAt = performance.now()
+      cli.child.kill("SIGTERM")
+      await cli.logged("draining")
 
-    // Hashing is under way once the first plan entry is answered; most requests are still waiting for theirs.
-    await Promise.race(requests.filter((request) => request.whole).map((request) => request.answered))
-    signalled = true
-    const signalledAt = performance.now()
-    cli.child.kill("SIGTERM")
-    await cli.logged("draining")
+      const refused = await fetch(`${url}/api/health`).then(
+        () => undefined,
+        (error: unknown) =>
+          error instanceof Error && error.cause instanceof Error
+            ? (error.cause as Error & { code?: string }).code
+            : String(error)
+      )
+      expect(refused).toBe("ECONNREFUSED")
 
-    const refused = await fetch(`${url}/api/health`).then(
-      () => undefined,
-      (error: unknown) =>
-        error instanceof Error && error.cause instanceof Error
-          ? (error.cause as Error & { code?: string }).code
-          : String(error)
-    )
-    expect(refused).toBe("ECONNREFUSED")
+      for (const request of requests) if (!request.whole) request.connection.send(request.body.slice(3))
+      const received = await Promise.all(requests.map((request) => request.connection.closed))
+      const exited = await cli.exited
+      const drainedInMs = performance.now() - signalledAt
 
-    for (const request of requests) if (!request.whole) request.connection.send(request.body.slice(3))
-    const received = await Promise.all(requests.map((request) => request.connection.closed))
-    const exited = await cli.exited
-    const drainedInMs = performance.now() - signalledAt
-
-    // The half-sent ones alone are half of them; they could not be answered before the signal.
-    const inFlightAtSignal = requests.filter((request) => !request.answeredBeforeSignal).length
-    expect(inFlightAtSignal).toBeGreaterThanOrEqual(IN_FLIGHT / 2)
-    received.forEach((wire, index) => {
-      const request = requests[index]
-      const responses = responsesIn(wire)
-      expect(responses.map((response) => response.status)).toEqual([
-        200,
-        request?.kind === "preferences, body half-sent" ? 200 : 201
-      ])
-      const answer = responses[1]
-      expect(answer?.headers["content-length"]).toBe(String(Buffer.byteLength(answer?.body ?? "")))
-      // Those whose bodies came after the signal were answered during the drain, so told not to reuse the connection.
-      // (A whole one may have been answered just before the server took the signal, with keep-alive.)
-      if (request?.whole === false) expect(answer?.headers["connection"]).toBe("close")
-      const json = JSON.parse(answer?.body ?? "") as Record<string, unknown>
-      if (request?.kind === "preferences, body half-sent")
-        expect(json).toMatchObject({ language: "en", mfa_enabled: false })
-      else expect(json).toEqual({ email: `drain-${index}@example.com`, password: "********" })
-    })
-    expect(exited).toEqual({ code: 0, signal: null })
-    expect(drainedInMs).toBeLessThan(DRAIN_TIMEOUT_MS)
-    const statuses = cli
-      .logLines()
-      .filter((line) => line["msg"] === "request")
-      .map((line) => line["status"])
-    expect(statuses.filter((status) => status !== 200 && status !== 201)).toEqual([])
-    expect(statuses).toHaveLength(2 * IN_FLIGHT)
-  }, 60_000)
-})
+      // The half-sent ones alone are half of them; they could not be answered before the signal.
+      const inFlightAtSignal = requests.filter((request) => !request.answeredBeforeSignal).length
+      expect(inFlightAtSignal).toBeGreaterThanOrEqual(IN_FLIGHT / 2)
+      received.forEach((wire, index) => {
+        const request = requests[index]
+        const responses = responsesIn(wire)
+        expect(responses.map((response) => response.status)).toEqual([
+          200,
+          request?.kind === "preferences, body half-sent" ? 200 : 201
+        ])
+        const answer = responses[1]
+        expect(answer?.headers["content-length"]).toBe(String(Buffer.byteLength(answer?.body ?? "")))
+        // Those whose bodies came after the signal were answered during the drain, so told not to reuse the connection.
+        // (A whole one may have been answered just before the server took the signal, with keep-alive.)
+        if (request?.whole === false) expect(answer?.headers["connection"]).toBe("close")
+        const json = JSON.parse(answer?.body ?? "") as Record<string, unknown>
+        if (request?.kind === "preferences, body half-sent")
+          expect(json).toMatchObject({ language: "en", mfa_enabled: false })
+        else expect(json).toEqual({ email: `drain-${index}@example.com`, password: "********" })
+      })
+      expect(exited).toEqual({ code: 0, signal: null })
+      expect(drainedInMs).toBeLessThan(DRAIN_TIMEOUT_MS)
+      const statuses = cli
+        .logLines()
+        .filter((line) => line["msg"] === "request")
+        .map((line) => line["status"])
+      expect(statuses.filter((status) => status !== 200 && status !== 201)).toEqual([])
+      expect(statuses).toHaveLength(2 * IN_FLIGHT)
+    }, 60_000)
+  }
+)

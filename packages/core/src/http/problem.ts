@@ -1,6 +1,6 @@
 import type { DomainError } from "../domain/errors.js"
 import type { FieldIssue } from "../domain/field-issue.js"
-import type { Operation } from "./routes.js"
+import type { Access, DomainErrorTag, Operation } from "./routes.js"
 
 /**
  * Every stable problem code with the one status it is answered with (docs/api.md, "Errors"): the one list that the
@@ -17,6 +17,7 @@ export const PROBLEM_CODE_STATUS = {
   method_not_allowed: 405,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  not_implemented: 501,
   rate_limited: 429,
   uri_too_long: 414,
   unavailable: 503,
@@ -57,6 +58,7 @@ export const REASON_PHRASES: Readonly<Record<number, string>> = {
   429: "Too Many Requests",
   431: "Request Header Fields Too Large",
   500: "Internal Server Error",
+  501: "Not Implemented",
   503: "Service Unavailable"
 }
 
@@ -86,6 +88,11 @@ export const problems = {
     status: 413,
     code: "payload_too_large",
     detail: `The body is larger than ${limit} bytes.`
+  }),
+  transferCodingNotImplemented: (coding: string): Problem => ({
+    status: 501,
+    code: "not_implemented",
+    detail: `The transfer coding ${JSON.stringify(coding)} is not implemented; send the body as it is, or chunked.`
   }),
   unsupportedMediaType: (): Problem => ({
     status: 415,
@@ -176,17 +183,112 @@ export const problemBody = (problem: Problem): string =>
     })
   })
 
+/** A problem code whose status is `Status`. */
+type CodeWithStatus<Status extends number> = {
+  readonly [C in ProblemCode]: (typeof PROBLEM_CODE_STATUS)[C] extends Status ? C : never
+}[ProblemCode]
+
 /**
- * Every error status an operation can answer, derived from its shape (docs/api.md, "Errors": order of checks) and the domain
- * errors it declares: what the OpenAPI document lists for it.
+ * The problem codes each domain error is answered with (see problemOf): `Unauthenticated` is `unauthenticated` for a
+ * missing credential and `invalid_token` for one that is not accepted. Each code has its error's DOMAIN_ERROR_STATUS.
+ */
+export const DOMAIN_ERROR_CODES = {
+  ValidationError: ["validation_failed"],
+  NotFound: ["not_found"],
+  Unauthenticated: ["unauthenticated", "invalid_token"],
+  InsufficientScope: ["insufficient_scope"],
+  Unavailable: ["unavailable"]
+} as const satisfies {
+  readonly [Tag in DomainErrorTag]: ReadonlyArray<CodeWithStatus<(typeof DOMAIN_ERROR_STATUS)[Tag]>>
+}
+
+/**
+ * The codes an operation can be answered with, by what it has (docs/api.md, "Errors": the order of checks). Every
+ * operation: refusals before a request is read (408, 414, 431, and 400 `bad_request` for bytes that are not HTTP)
+ * and 500 `internal`.
+ */
+const EVERY_OPERATION_CODES = [
+  "bad_request",
+  "request_timeout",
+  "uri_too_long",
+  "headers_too_large",
+  "internal"
+] as const satisfies ReadonlyArray<ProblemCode>
+/** A credentialed operation: no or a refused credential (401), over the credential's rate limit (429). */
+const CREDENTIAL_CODES = [
+  "unauthenticated",
+  "invalid_token",
+  "rate_limited"
+] as const satisfies ReadonlyArray<ProblemCode>
+/** A user operation called with an application credential (403). */
+const USER_CODES = ["insufficient_scope"] as const satisfies ReadonlyArray<ProblemCode>
+/**
+ * An operation that reads a body: a transfer coding other than chunked (501), its media type (415), size (413), JSON
+ * syntax, shape and fields (400).
+ */
+const BODY_CODES = [
+  "not_implemented",
+  "unsupported_media_type",
+  "payload_too_large",
+  "invalid_json",
+  "invalid_body",
+  "validation_failed"
+] as const satisfies ReadonlyArray<ProblemCode>
+/** An operation with path parameters: a value their Schema refuses (404). */
+const PARAMS_CODES = ["not_found"] as const satisfies ReadonlyArray<ProblemCode>
+
+/** What decides an operation's problem codes: a typed operation gives its exact union, the erased view every code it may have. */
+export interface ProblemCodeSource {
+  readonly access: Access
+  readonly body: unknown
+  readonly params: unknown
+  readonly errors: ReadonlyArray<DomainErrorTag>
+}
+
+/**
+ * The problem codes an operation can be answered with, at the type level: the same rules as `problemCodesOf`, from
+ * the operation's access, whether it has a body and path parameters, and its declared domain errors.
+ */
+export type ProblemCodeOf<O extends ProblemCodeSource> =
+  | (typeof EVERY_OPERATION_CODES)[number]
+  | (O["access"] extends "public" ? never : (typeof CREDENTIAL_CODES)[number])
+  | ("user" extends O["access"] ? (typeof USER_CODES)[number] : never)
+  | ([O["body"]] extends [undefined] ? never : (typeof BODY_CODES)[number])
+  | ([O["params"]] extends [undefined] ? never : (typeof PARAMS_CODES)[number])
+  | (typeof DOMAIN_ERROR_CODES)[O["errors"][number]][number]
+
+/**
+ * The problem codes an operation can be answered with, at run time, in PROBLEM_CODES order: the one derivation of
+ * them, which `errorStatusesOf` (the OpenAPI document) and `@accord/client` (the codes it decodes) both read.
+ */
+export const problemCodesOf = <O extends Operation>(operation: O): ReadonlyArray<ProblemCodeOf<O>> => {
+  const codes = new Set<ProblemCode>(EVERY_OPERATION_CODES)
+  const add = (more: ReadonlyArray<ProblemCode>) => {
+    for (const code of more) codes.add(code)
+  }
+  if (operation.access !== "public") add(CREDENTIAL_CODES)
+  if (operation.access === "user") add(USER_CODES)
+  if (operation.body !== undefined) add(BODY_CODES)
+  if (operation.params !== undefined) add(PARAMS_CODES)
+  for (const tag of operation.errors) add(DOMAIN_ERROR_CODES[tag])
+  // The checks above are the ones ProblemCodeOf makes on the type, so every code kept is in O's union.
+  return PROBLEM_CODES.filter((code) => codes.has(code)) as ReadonlyArray<ProblemCodeOf<O>>
+}
+
+/**
+ * Codes the OpenAPI document does not list per operation: 500 `internal` is a defect, not part of any operation's
+ * contract; 400 `bad_request` answers bytes that are not HTTP, before any operation could be told apart.
+ */
+const UNLISTED_CODES: ReadonlySet<ProblemCode> = new Set<ProblemCode>(["bad_request", "internal"])
+
+/**
+ * Every error status an operation can answer, derived from its problem codes (`problemCodesOf`): what the OpenAPI
+ * document lists for it.
  */
 export const errorStatusesOf = (operation: Operation): ReadonlyArray<number> => {
-  // Before a request is read: it took too long to arrive (408), its path (414) or its headers (431) are too long.
-  const statuses = new Set<number>([408, 414, 431])
-  if (operation.access !== "public") for (const status of [401, 429]) statuses.add(status)
-  if (operation.access === "user") statuses.add(403)
-  if (operation.body !== undefined) for (const status of [400, 413, 415]) statuses.add(status)
-  if (operation.params !== undefined) statuses.add(404)
-  for (const tag of operation.errors) statuses.add(DOMAIN_ERROR_STATUS[tag])
+  const statuses = new Set<number>()
+  for (const code of problemCodesOf(operation)) {
+    if (!UNLISTED_CODES.has(code)) statuses.add(PROBLEM_CODE_STATUS[code])
+  }
   return [...statuses].sort((a, b) => a - b)
 }

@@ -24,23 +24,57 @@ export type CallerOf<A extends Access> = A extends "public" ? undefined : A exte
 
 export type DomainErrorTag = DomainError["_tag"]
 
-/** An operation as written in the table: typed from its Schemas, so a program gets checked values only. */
-export interface OperationSpec<A extends Access, Body, Params, Tag extends DomainErrorTag, Success> {
-  readonly operationId: string
-  readonly method: HttpMethod
+/** A JSON body an operation reads: the Schema it is decoded with (a client sends its Encoded side) and whether it may be absent. */
+export interface BodySpec<S extends Schema.Decoder<unknown> = Schema.Decoder<unknown>> {
+  readonly schema: S
+  /** `false`: no body at all counts as `{}` (docs/api.md, "Precise rules"). */
+  readonly required: boolean
+}
+
+/** The success answer: its status and the Schema of its JSON body (a client decodes with it). */
+export interface SuccessSpec<S extends Schema.Codec<unknown, unknown> = Schema.Codec<unknown, unknown>> {
+  readonly status: 200 | 201
+  readonly schema: S
+}
+
+/** What `run` is given as its body: the body Schema's decoded type, or undefined when the operation reads none. */
+export type BodyOf<B extends BodySpec | undefined> = B extends BodySpec<infer S> ? S["Type"] : undefined
+
+/** What `run` is given as its path parameters: their Schema's decoded type, or undefined when the path has none. */
+export type ParamsOf<P extends Schema.Decoder<unknown> | undefined> =
+  P extends Schema.Decoder<unknown> ? P["Type"] : undefined
+
+/**
+ * An operation as written in the table: typed from its Schemas, so a program gets checked values only. The literal
+ * types of its id, method, path and access and the static types of its Schemas are kept (see TypedOperation).
+ */
+export interface OperationSpec<
+  Id extends string,
+  M extends HttpMethod,
+  Path extends string,
+  A extends Access,
+  B extends BodySpec | undefined,
+  P extends Schema.Decoder<unknown> | undefined,
+  Success extends SuccessSpec,
+  Tag extends DomainErrorTag
+> {
+  readonly operationId: Id
+  readonly method: M
+  /** Relative to the mount prefix, as docs/api.md ("Routes") writes it; `{name}` is a path parameter. */
+  readonly path: Path
   readonly summary: string
   readonly access: A
-  /** The JSON body and the Schema it is decoded with; `required: false`: no body at all counts as `{}`. */
-  readonly body?: { readonly schema: Schema.Decoder<Body>; readonly required: boolean }
+  /** The JSON body and the Schema it is decoded with; absent: the operation reads no body. */
+  readonly body?: B
   /** Path parameters and their Schema; a value it refuses is 404 `not_found` (docs/api.md, "Precise rules"). */
-  readonly params?: Schema.Decoder<Params>
-  readonly success: { readonly status: 200 | 201; readonly schema: Schema.Codec<Success, unknown> }
-  /** The domain errors the program may fail with; their statuses and the OpenAPI errors derive from this list. */
+  readonly params?: P
+  readonly success: Success
+  /** The domain errors the program may fail with; their statuses, problem codes and the OpenAPI errors derive from this list. */
   readonly errors: ReadonlyArray<Tag>
   readonly run: (
     caller: CallerOf<A>,
-    input: { readonly body: Body; readonly params: Params }
-  ) => Effect.Effect<Success, Extract<DomainError, { readonly _tag: Tag }>, AccordServices>
+    input: { readonly body: BodyOf<B>; readonly params: ParamsOf<P> }
+  ) => Effect.Effect<Success["schema"]["Type"], Extract<DomainError, { readonly _tag: Tag }>, AccordServices>
 }
 
 /**
@@ -50,10 +84,14 @@ export interface OperationSpec<A extends Access, Body, Params, Tag extends Domai
 export interface Operation {
   readonly operationId: string
   readonly method: HttpMethod
+  /** Relative to the mount prefix, with `{name}` for a path parameter. */
+  readonly path: string
   readonly summary: string
   readonly access: Access
-  readonly body?: { readonly schema: Schema.Decoder<unknown>; readonly required: boolean }
-  readonly params?: Schema.Decoder<unknown>
+  /** Undefined when the operation reads no body. */
+  readonly body: BodySpec | undefined
+  /** Undefined when the path has no parameter. */
+  readonly params: Schema.Decoder<unknown> | undefined
   readonly success: { readonly status: 200 | 201; readonly schema: Schema.Top }
   readonly errors: ReadonlyArray<DomainErrorTag>
   readonly run: (
@@ -62,23 +100,60 @@ export interface Operation {
   ) => Effect.Effect<unknown, DomainError, AccordServices>
 }
 
-/** Checks an operation's types against its Schemas, then erases them for the table. */
+/**
+ * An operation with the static types it was written with: what a typed client derives its methods from (the body
+ * Schema's Encoded side is what it sends, the success Schema what it decodes, `ProblemCodeOf` the codes it may be
+ * answered). The erased `Operation` view of the same object is what the handler and the OpenAPI generator read.
+ */
+export interface TypedOperation<
+  Id extends string = string,
+  M extends HttpMethod = HttpMethod,
+  Path extends string = string,
+  A extends Access = Access,
+  B extends BodySpec | undefined = BodySpec | undefined,
+  P extends Schema.Decoder<unknown> | undefined = Schema.Decoder<unknown> | undefined,
+  Success extends SuccessSpec = SuccessSpec,
+  Tag extends DomainErrorTag = DomainErrorTag
+> extends Operation {
+  readonly operationId: Id
+  readonly method: M
+  readonly path: Path
+  readonly access: A
+  readonly body: B
+  readonly params: P
+  readonly success: Success
+  readonly errors: ReadonlyArray<Tag>
+}
+
+/** Checks an operation's types against its Schemas; keeps them on the result, and erases them from `run`. */
 export const defineOperation = <
+  const Id extends string,
+  const M extends HttpMethod,
+  const Path extends string,
   const A extends Access,
+  const Success extends SuccessSpec,
   const Tag extends DomainErrorTag,
-  Success,
-  Body = undefined,
-  Params = undefined
+  const B extends BodySpec | undefined = undefined,
+  P extends Schema.Decoder<unknown> | undefined = undefined
 >(
-  spec: OperationSpec<A, Body, Params, Tag, Success>
-): Operation => ({
-  ...spec,
+  spec: OperationSpec<Id, M, Path, A, B, P, Success, Tag>
+): TypedOperation<Id, M, Path, A, B, P, Success, Tag> => ({
+  operationId: spec.operationId,
+  method: spec.method,
+  path: spec.path,
+  summary: spec.summary,
+  access: spec.access,
+  // Absent in the spec means absent in the type too (B and P default to undefined).
+  body: spec.body as B,
+  params: spec.params as P,
+  success: spec.success,
+  errors: spec.errors,
   run: (caller, input) => {
     // The handler runs this only after the access check: a user operation gets a User principal.
     const forCaller = (
       spec.access === "public" ? undefined : spec.access === "user" ? userIdOf(caller) : caller
     ) as CallerOf<A>
-    return spec.run(forCaller, input as { readonly body: Body; readonly params: Params })
+    return spec.run(forCaller, input as { readonly body: BodyOf<B>; readonly params: ParamsOf<P> })
   }
 })
 
@@ -95,97 +170,105 @@ export interface Route {
 
 const HealthView = Schema.Struct({ status: Schema.Literal("ok") }).annotate({ identifier: "Health" })
 
-/** The route table of Accord's API: the single source of routing, access, decoding, errors and the OpenAPI document. */
-export const apiRoutes: ReadonlyArray<Route> = [
-  {
+/**
+ * A table of operations whose every key is the operation's own id (a client's method names are these keys). The
+ * constraint names only `operationId`: a wider one would be a contextual type that `defineOperation` infers from.
+ */
+const keyedByOperationId = <const T extends { readonly [K in keyof T]: { readonly operationId: K } }>(table: T): T =>
+  table
+
+/**
+ * Accord's operations by operationId, with the static types of their Schemas: the single source of routing, access,
+ * decoding, errors, the OpenAPI document and `@accord/client`. `apiRoutes` is built from it, in this order.
+ */
+export const operations = keyedByOperationId({
+  createPublicPlanEntry: defineOperation({
+    operationId: "createPublicPlanEntry",
+    method: "POST",
     path: "/plans/v1/subscription-plans/public/",
-    exact: false,
-    operations: [
-      defineOperation({
-        operationId: "createPublicPlanEntry",
-        method: "POST",
-        summary: "Create a public subscription plan entry",
-        access: "anyCredential",
-        body: { schema: PlanEntryBody, required: true },
-        success: { status: 201, schema: PlanEntryView },
-        errors: ["Unavailable"],
-        run: (_caller, { body }) =>
-          Effect.map(createPublicPlanEntry(body), (entry) => ({ email: entry.email, password: MASKED_PASSWORD }))
-      })
-    ]
-  },
-  {
+    summary: "Create a public subscription plan entry",
+    access: "anyCredential",
+    body: { schema: PlanEntryBody, required: true },
+    success: { status: 201, schema: PlanEntryView },
+    errors: ["Unavailable"],
+    run: (_caller, { body }) =>
+      Effect.map(createPublicPlanEntry(body), (entry): PlanEntryView => ({
+        email: entry.email,
+        password: MASKED_PASSWORD
+      }))
+  }),
+  getLanguagePreferences: defineOperation({
+    operationId: "getLanguagePreferences",
+    method: "GET",
     path: "/users/v1/preferences/language/",
-    exact: false,
-    operations: [
-      defineOperation({
-        operationId: "getLanguagePreferences",
-        method: "GET",
-        summary: "Read the user's language preferences",
-        access: "user",
-        success: { status: 200, schema: PreferencesView },
-        errors: ["Unavailable"],
-        run: (userId) => Effect.map(getLanguagePreferences(userId), toPreferencesView)
-      }),
-      defineOperation({
-        operationId: "updateLanguagePreferences",
-        method: "PUT",
-        summary: "Update the user's language preferences (merge)",
-        access: "user",
-        body: { schema: PreferencesPatchBody, required: true },
-        success: { status: 200, schema: PreferencesView },
-        errors: ["Unavailable"],
-        run: (userId, { body }) => Effect.map(updateLanguagePreferences(userId, toPatch(body)), toPreferencesView)
-      })
-    ]
-  },
-  {
+    summary: "Read the user's language preferences",
+    access: "user",
+    success: { status: 200, schema: PreferencesView },
+    errors: ["Unavailable"],
+    run: (userId) => Effect.map(getLanguagePreferences(userId), toPreferencesView)
+  }),
+  updateLanguagePreferences: defineOperation({
+    operationId: "updateLanguagePreferences",
+    method: "PUT",
+    path: "/users/v1/preferences/language/",
+    summary: "Update the user's language preferences (merge)",
+    access: "user",
+    body: { schema: PreferencesPatchBody, required: true },
+    success: { status: 200, schema: PreferencesView },
+    errors: ["Unavailable"],
+    run: (userId, { body }) => Effect.map(updateLanguagePreferences(userId, toPatch(body)), toPreferencesView)
+  }),
+  listPaymentMethods: defineOperation({
+    operationId: "listPaymentMethods",
+    method: "GET",
     path: "/payments/v1/payment-methods/",
-    exact: false,
-    operations: [
-      defineOperation({
-        operationId: "listPaymentMethods",
-        method: "GET",
-        summary: "List the user's payment methods, ordered by id",
-        access: "user",
-        success: { status: 200, schema: PaymentMethodList },
-        errors: ["Unavailable"],
-        run: (userId) =>
-          Effect.map(listPaymentMethods(userId), (methods) => ({ data: methods.map(toPaymentMethodView) }))
-      })
-    ]
-  },
-  {
+    summary: "List the user's payment methods, ordered by id",
+    access: "user",
+    success: { status: 200, schema: PaymentMethodList },
+    errors: ["Unavailable"],
+    run: (userId) => Effect.map(listPaymentMethods(userId), (methods) => ({ data: methods.map(toPaymentMethodView) }))
+  }),
+  setDefaultPaymentMethod: defineOperation({
+    operationId: "setDefaultPaymentMethod",
+    method: "PUT",
     path: "/payments/v1/payment-methods/{id}/",
-    exact: false,
-    operations: [
-      defineOperation({
-        operationId: "setDefaultPaymentMethod",
-        method: "PUT",
-        summary: "Set one of the user's payment methods as the default",
-        access: "user",
-        // The body only confirms the operation (`{}` or `{"is_default": true}`); the id says which method.
-        body: { schema: SetDefaultBody, required: false },
-        params: Schema.Struct({ id: PaymentMethodId }),
-        success: { status: 200, schema: PaymentMethodView },
-        errors: ["NotFound", "Unavailable"],
-        run: (userId, { params }) => Effect.map(setDefaultPaymentMethod(userId, params.id), toPaymentMethodView)
-      })
-    ]
-  },
-  {
+    summary: "Set one of the user's payment methods as the default",
+    access: "user",
+    // The body only confirms the operation (`{}` or `{"is_default": true}`); the id says which method.
+    body: { schema: SetDefaultBody, required: false },
+    params: Schema.Struct({ id: PaymentMethodId }),
+    success: { status: 200, schema: PaymentMethodView },
+    errors: ["NotFound", "Unavailable"],
+    run: (userId, { params }) => Effect.map(setDefaultPaymentMethod(userId, params.id), toPaymentMethodView)
+  }),
+  health: defineOperation({
+    operationId: "health",
+    method: "GET",
     path: "/health",
-    exact: true,
-    operations: [
-      defineOperation({
-        operationId: "health",
-        method: "GET",
-        summary: "Liveness of the service and its store",
-        access: "public",
-        success: { status: 200, schema: HealthView },
-        errors: ["Unavailable"],
-        run: () => Effect.flatMap(StoreAdmin, (admin) => Effect.as(admin.ping, { status: "ok" as const }))
-      })
-    ]
+    summary: "Liveness of the service and its store",
+    access: "public",
+    success: { status: 200, schema: HealthView },
+    errors: ["Unavailable"],
+    run: () => Effect.flatMap(StoreAdmin, (admin) => Effect.as(admin.ping, { status: "ok" as const }))
+  })
+})
+
+export type Operations = typeof operations
+export type OperationId = keyof Operations
+
+/** Paths answered only as written, not also without their trailing slash (docs/api.md, "Routes"). */
+const EXACT_PATHS: ReadonlySet<string> = new Set(["/health"])
+
+/** One route per path, in the order its first operation appears, holding that path's operations in table order. */
+const routesOf = (table: Readonly<Record<string, Operation>>): ReadonlyArray<Route> => {
+  const byPath = new Map<string, Array<Operation>>()
+  for (const operation of Object.values(table)) {
+    const onPath = byPath.get(operation.path)
+    if (onPath === undefined) byPath.set(operation.path, [operation])
+    else onPath.push(operation)
   }
-]
+  return [...byPath].map(([path, onPath]) => ({ path, exact: EXACT_PATHS.has(path), operations: onPath }))
+}
+
+/** The route table of Accord's API, grouped by path: what the handler routes and the OpenAPI document lists. */
+export const apiRoutes: ReadonlyArray<Route> = routesOf(operations)

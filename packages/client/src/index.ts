@@ -1,0 +1,20 @@
+// The public surface of @accord/client: a typed client for Accord's API, derived from @accord/core's route table.
+export { makeAccordClient } from "./client.js"
+export { AccordClient, type AccordClientEffects, type EffectMethod } from "./effect.js"
+export { AccordProblem, AccordTransportError, type TransportFailure } from "./errors.js"
+export type {
+  AccordClientMethods,
+  AccordClientOptions,
+  AccordFailure,
+  AccordSuccess,
+  ClientMethod,
+  FetchLike,
+  OperationOf,
+  ProblemBody,
+  ProblemStatusOf,
+  RequestInputOf,
+  RequestOf,
+  ResultOf,
+  SuccessOf,
+  TokenSource
+} from "./types.js"

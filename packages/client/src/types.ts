@@ -1,0 +1,103 @@
+import type {
+  BodySpec,
+  OperationId,
+  Operations,
+  PROBLEM_CODE_STATUS,
+  ProblemCode,
+  ProblemCodeOf,
+  ProblemSchema,
+  TypedOperation
+} from "@accord/core"
+import type { Schema } from "effect"
+
+/** Flattens an intersection for readable hovers and error messages. */
+type Simplify<T> = { [K in keyof T]: T[K] } & {}
+
+/** The operation named `Id` in core's table, with the static types of its Schemas. */
+export type OperationOf<Id extends OperationId> = Operations[Id]
+
+/** Path parameters as sent: their Schema's Encoded side, required when the path has any. */
+type ParamsInput<P> = P extends Schema.Top ? { readonly params: P["Encoded"] } : { readonly params?: never }
+
+/**
+ * The body as sent: the body Schema's Encoded side (what the server decodes), required when the operation requires
+ * one (docs/api.md, "Precise rules": no body is `{}` where one is optional).
+ */
+type BodyInput<B> =
+  B extends BodySpec<infer S>
+    ? B["required"] extends true
+      ? { readonly body: S["Encoded"] }
+      : { readonly body?: S["Encoded"] }
+    : { readonly body?: never }
+
+/** The request of an operation: `params` and `body` typed from its Schemas. */
+export type RequestInputOf<O extends TypedOperation> = Simplify<ParamsInput<O["params"]> & BodyInput<O["body"]>>
+
+/** What a method of the client takes: the operation's request, and an optional signal that aborts it. */
+export type RequestOf<O extends TypedOperation> = Simplify<RequestInputOf<O> & { readonly signal?: AbortSignal }>
+
+/** The success value: the success Schema's decoded type. */
+export type SuccessOf<O extends TypedOperation> = O["success"]["schema"]["Type"]
+
+/** The status of a problem with code `C` (each code has one, PROBLEM_CODE_STATUS). */
+export type ProblemStatusOf<C extends ProblemCode> = (typeof PROBLEM_CODE_STATUS)[C]
+
+/** A problem+json body (core's ProblemSchema) whose `code` is one of `C`. */
+export type ProblemBody<C extends ProblemCode = ProblemCode> = {
+  readonly [K in keyof typeof ProblemSchema.Type]: K extends "code"
+    ? C
+    : K extends "status"
+      ? ProblemStatusOf<C>
+      : (typeof ProblemSchema.Type)[K]
+}
+
+/** An answer with the operation's success status, its body decoded with the success Schema. */
+export interface AccordSuccess<Status extends number, Value> {
+  readonly ok: true
+  readonly status: Status
+  readonly value: Value
+}
+
+/** An answer with a problem whose code is one the operation can be answered with (`ProblemCodeOf`). */
+export interface AccordFailure<C extends ProblemCode> {
+  readonly ok: false
+  readonly status: ProblemStatusOf<C>
+  readonly problem: ProblemBody<C>
+}
+
+/** What a method of the client resolves to: narrow on `ok`. */
+export type ResultOf<O extends TypedOperation> =
+  AccordSuccess<O["success"]["status"], SuccessOf<O>> | AccordFailure<ProblemCodeOf<O>>
+
+/** A function of `Request` to `R`, whose argument may be left out when nothing in `Request` is required. */
+export type Call<Request, R> = Record<never, never> extends Request ? (request?: Request) => R : (request: Request) => R
+
+/** A client method: the operation's request in, its result out. */
+export type ClientMethod<O extends TypedOperation> = Call<RequestOf<O>, Promise<ResultOf<O>>>
+
+/** The client: one method per operation, named by its operationId. */
+export type AccordClientMethods = { readonly [Id in OperationId]: ClientMethod<OperationOf<Id>> }
+
+/**
+ * The credential sent as `Authorization: Bearer <token>` on credentialed operations: a string, or a function asked
+ * before each credentialed request (sync or async), so a refreshed token is used as soon as it exists. `undefined`
+ * (or no `token` at all) sends no Authorization header: the server answers 401 `unauthenticated`.
+ */
+export type TokenSource = string | (() => string | undefined | PromiseLike<string | undefined>)
+
+/**
+ * What the client calls to send a request: the global `fetch`, or any function of the same shape for one `Request`,
+ * e.g. `@accord/adapter-fetch`'s handler for in-process calls (same bytes, no socket).
+ */
+export type FetchLike = (request: Request) => Promise<Response>
+
+export interface AccordClientOptions {
+  /**
+   * The API's base URL including the mount prefix, e.g. `http://127.0.0.1:3000/api`; operation paths are appended to
+   * it. Absolute outside a browser (a `Request` needs one); a trailing slash is ignored.
+   */
+  readonly baseUrl: string
+  readonly token?: TokenSource
+  /** Default: the global `fetch`. */
+  readonly fetch?: FetchLike
+}

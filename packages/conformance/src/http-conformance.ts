@@ -11,6 +11,7 @@ import {
   withoutSlash
 } from "./paths.js"
 import { send, type RawRequest, type RawResponse } from "./raw-http.js"
+import { exchange } from "./raw-socket.js"
 
 /** Starts the server under test with `seed` loaded; the API must be mounted at `/api`. */
 export type StartServer = (seed: SeedInput) => Promise<RunningServer>
@@ -338,10 +339,11 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
       await server?.close()
     }, 30_000)
 
-    const call = (request: RawRequest): Promise<RawResponse> => {
+    const baseUrl = (): string => {
       if (server === undefined) throw new Error("the server did not start")
-      return send(server.url, request)
+      return server.url
     }
+    const call = (request: RawRequest): Promise<RawResponse> => send(baseUrl(), request)
     const bearer = (user: Credential): Record<string, string> => ({ Authorization: `Bearer ${user.token}` })
     const jsonHeaders = (user: Credential, contentType = "application/json"): Record<string, string> => ({
       ...bearer(user),
@@ -545,6 +547,24 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
             await call({ method: "PUT", path: paths.paymentMethod(fx.payIds[0] ?? ""), headers }),
             UNAUTHENTICATED
           )
+        }
+      })
+
+      it("more than one Authorization header: 401 invalid_token, never a pick", async () => {
+        // docs/SECURITY.md, "two Authorization headers": Node keeps only the first; the core sees them all.
+        const valid = users.auth.token
+        const pairs: ReadonlyArray<[string, string, string]> = [
+          ["the same valid token twice", valid, valid],
+          ["a valid token, then an unknown one", valid, `unknown-${run}`],
+          ["an unknown token, then a valid one", `unknown-${run}`, valid]
+        ]
+        for (const [label, first, second] of pairs) {
+          const head =
+            `GET ${paths.preferences} HTTP/1.1\r\nHost: conformance\r\nAuthorization: Bearer ${first}\r\n` +
+            `Authorization: Bearer ${second}\r\nConnection: close\r\n\r\n`
+          const { wire } = await exchange(baseUrl(), head)
+          expect(wire, label).toMatch(/^HTTP\/1\.1 401 /)
+          expect(wire, label).toContain('"code":"invalid_token"')
         }
       })
 
@@ -1352,6 +1372,19 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
           timeoutMs: 3000
         })
         expectProblem("10 MB declared, 16 bytes sent", res, TOO_LARGE)
+      })
+
+      it("a transfer coding other than chunked is 501 not_implemented, after the credentials", async () => {
+        // docs/SECURITY.md, "Transfer-Encoding: gzip, chunked": the body is never read as if it were plain JSON.
+        const request = (authorization: string) =>
+          `PUT ${paths.preferences} HTTP/1.1\r\nHost: conformance\r\n${authorization}Content-Type: application/json\r\n` +
+          `Transfer-Encoding: gzip, chunked\r\nConnection: close\r\n\r\n2\r\n{}\r\n0\r\n\r\n`
+        const refused = await exchange(baseUrl(), request(`Authorization: Bearer ${users.psize.token}\r\n`))
+        expect(refused.wire).toMatch(/^HTTP\/1\.1 501 /)
+        expect(refused.wire).toContain('"code":"not_implemented"')
+        expect(refused.wire).toMatch(/content-type: application\/problem\+json; charset=utf-8/i)
+        const anonymous = await exchange(baseUrl(), request(""))
+        expect(anonymous.wire).toMatch(/^HTTP\/1\.1 401 /)
       })
 
       it("size: a chunked body counts as it arrives", async () => {

@@ -35,13 +35,27 @@ export const requestPath = (target: string): string => {
 }
 
 /**
+ * The request's headers, with every Authorization field when it came more than once: Node keeps only the first of
+ * a repeated Authorization, and the core refuses a repeated one rather than pick (docs/api.md, "Authentication").
+ */
+const withEveryAuthorization = (request: IncomingMessage): HttpRequest["headers"] => {
+  const raw = request.rawHeaders
+  let values: Array<string> | undefined
+  for (let index = 0; index + 1 < raw.length; index += 2) {
+    const name = raw[index] ?? ""
+    if (name.length === 13 && name.toLowerCase() === "authorization") (values ??= []).push(raw[index + 1] ?? "")
+  }
+  return values === undefined || values.length < 2 ? request.headers : { ...request.headers, authorization: values }
+}
+
+/**
  * The neutral request for a Node request. `body` is the stream to read when the framework hands over a different
  * one (Fastify's payload after the host's preParsing hooks); by default the request itself.
  */
 export const toHttpRequest = (request: IncomingMessage, body: Readable = request): HttpRequest => ({
   method: request.method ?? "GET",
   path: requestPath(request.url ?? "/"),
-  headers: request.headers,
+  headers: withEveryAuthorization(request),
   readBody: nodeBodyReader(body),
   readBodyNow: nodeBodyNow(request, body)
 })

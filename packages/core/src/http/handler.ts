@@ -69,6 +69,19 @@ const refuse = (problem: Problem): Effect.Effect<never, Refusal> => Effect.fail(
 const principalKey = (principal: Principal): string =>
   principal._tag === "User" ? `user:${principal.userId}` : `client:${principal.clientId}`
 
+/**
+ * The first transfer coding other than `chunked` (RFC 9112 6.1: a server answers 501 to one it does not implement),
+ * or undefined; the body is never read as if the coding were not there (docs/api.md, "Precise rules").
+ */
+const unimplementedTransferCoding = (transferEncoding: string | undefined): string | undefined => {
+  if (transferEncoding === undefined || transferEncoding.toLowerCase() === "chunked") return undefined
+  for (const coding of transferEncoding.split(",")) {
+    const name = coding.trim().toLowerCase()
+    if (name !== "chunked") return name.slice(0, 64)
+  }
+  return undefined
+}
+
 /** docs/api.md, "Precise rules": a chunked request has a body; otherwise only a positive Content-Length does. */
 const declaresBody = (request: HttpRequest): boolean => {
   if (header(request, "transfer-encoding") !== undefined) return true
@@ -149,6 +162,9 @@ export const makeHttpHandler = (options: HttpHandlerOptions): HttpHandler => {
     request: HttpRequest
   ): Effect.Effect<Principal | undefined, DomainError, AccordServices> => {
     if (operation.access === "public") return NO_CALLER
+    // A single-value header: more than one is refused, never a pick (docs/api.md, "Authentication").
+    const authorization = request.headers["authorization"]
+    if (Array.isArray(authorization) && authorization.length > 1) return INVALID_CREDENTIAL
     const credential = readCredential(header(request, "authorization"))
     if (credential._tag === "Missing") return MISSING_CREDENTIAL
     if (credential._tag === "Malformed") return INVALID_CREDENTIAL
@@ -181,13 +197,15 @@ export const makeHttpHandler = (options: HttpHandlerOptions): HttpHandler => {
   }
 
   /**
-   * The body as JSON, or undefined when the operation reads none: what the headers decide first (415, declared
-   * size 413), then the bytes (size as read 413, syntax 400 `invalid_json`, not an object 400 `invalid_body`).
+   * The body as JSON, or undefined when the operation reads none: what the headers decide first (501 for a transfer
+   * coding other than chunked, 415, declared size 413), then the bytes (size as read 413, syntax 400 `invalid_json`, not an object 400 `invalid_body`).
    */
   const readJsonBody = (operation: Operation, request: HttpRequest): Effect.Effect<unknown, Refusal> => {
     if (operation.body === undefined) return Effect.void
     const read = request.readBody
     if (!declaresBody(request) || read === undefined) return noBody(operation)
+    const coding = unimplementedTransferCoding(header(request, "transfer-encoding"))
+    if (coding !== undefined) return refuse(problems.transferCodingNotImplemented(coding))
     if (!isJsonMediaType(header(request, "content-type"))) return refuse(problems.unsupportedMediaType())
     if (Number(header(request, "content-length") ?? 0) > limit) return refuse(problems.payloadTooLarge(limit))
     // A small body usually came with the headers: taken at once, with no wait (see HttpRequest.readBodyNow).

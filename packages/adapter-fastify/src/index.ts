@@ -108,7 +108,7 @@ export const startFastifyServer = async (options: StandaloneServerOptions): Prom
   return {
     url: serverUrl(server),
     // Drain before app.close(): once Fastify knows it is closing it answers new requests with its own 503, while
-    // CONTRACT "Drain" wants every request on an accepted connection answered.
+    // docs/api.md ("Precise rules", drain) wants every request on an accepted connection answered.
     close: async () => {
       await drain(options.drainTimeoutMs)
       await app.close()

@@ -3,7 +3,7 @@ import { Effect, Layer, Redacted, Semaphore } from "effect"
 import { PasswordHash, PasswordHasher, Unavailable } from "@accord/core"
 
 export interface ScryptHasherOptions {
-  /** CPU/memory cost, a power of two. CONTRACT production minimum: 2^15. */
+  /** CPU/memory cost, a power of two. Production minimum (docs/api.md, "Create public plan entry (POST)"): 2^15. */
   readonly N?: number
   readonly r?: number
   readonly p?: number
@@ -18,7 +18,7 @@ export interface ScryptHasherOptions {
 export const DEFAULT_SCRYPT_MAX_CONCURRENT = 4
 export const DEFAULT_SCRYPT_MAX_QUEUED = 64
 
-/** CONTRACT's production default: N=2^15, r=8, p=3. */
+/** The production default: N=2^15, r=8, p=3 (docs/api.md, "Create public plan entry (POST)"). */
 export const productionScryptCost = { N: 2 ** 15, r: 8, p: 3 } as const
 /** Cheap parameters for tests only: the format and the salt are the same, the work is not. */
 export const testScryptCost = { N: 2 ** 10, r: 8, p: 1 } as const

@@ -9,7 +9,7 @@ import {
   type StandaloneServerOptions
 } from "@accord/core"
 
-/** CONTRACT "Drain": the default time accepted requests get to finish on close. */
+/** docs/api.md, "Precise rules" (drain): the default time accepted requests get to finish on close. */
 export const DEFAULT_DRAIN_TIMEOUT_MS = 10_000
 export const DEFAULT_HOST = "127.0.0.1"
 export const DEFAULT_PORT = 3000

@@ -66,6 +66,10 @@ export const startKoaServer = async (options: StandaloneServerOptions): Promise<
   const prefix = options.prefix ?? DEFAULT_PREFIX
   const handler = makeNodeHttpHandler({ ...options, prefix })
   const app = new Koa()
+  // Koa's default listener prints an error's stack to stderr as plain text (a client resetting the connection
+  // mid-answer is enough); the host's log gets it instead, or nothing does.
+  app.silent = true
+  app.on("error", (error: unknown) => options.onConnectionError?.(error))
   app.use(routerFor(handler, prefix).routes())
   // Everything outside the prefix: the core answers its 404 problem, so every 404 has the same body.
   app.use((ctx) => answer(handler, ctx))

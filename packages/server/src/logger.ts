@@ -1,5 +1,5 @@
 import { pino, type DestinationStream, type Logger } from "pino"
-import type { HttpHandlerOptions, RequestLog } from "@accord/core"
+import type { HttpHandlerOptions, RequestLog, StandaloneServerOptions } from "@accord/core"
 import type { LogLevel } from "./config.js"
 
 /**
@@ -66,5 +66,12 @@ export const requestLogging = (logger: Logger): Pick<HttpHandlerOptions, "onResp
   },
   onInternalError: (requestId: string, cause: unknown) => {
     logger.error({ requestId, err: cause }, "internal error")
+  }
+})
+
+/** Connection errors a framework reports outside any answer: a debug line, JSON like every other (never stderr text). */
+export const connectionLogging = (logger: Logger): Pick<StandaloneServerOptions, "onConnectionError"> => ({
+  onConnectionError: (error: unknown) => {
+    logger.debug({ err: error }, "connection error")
   }
 })

@@ -19,7 +19,7 @@ import { JwtAuthenticatorLive } from "@accord/auth-jwt"
 import { MemoryStoreLive } from "@accord/store-memory"
 import { PostgresStoreLive } from "@accord/store-postgres"
 import type { AccordConfig } from "./config.js"
-import { createLogger, requestLogging } from "./logger.js"
+import { connectionLogging, createLogger, requestLogging } from "./logger.js"
 import { readSeedFile } from "./seed-file.js"
 
 /** The store, the server or the network refused to start (exit code 1; config and seed problems are ConfigError). */
@@ -141,7 +141,8 @@ export const startAccord = async (config: AccordConfig, options: StartOptions = 
       ...(config.rateLimit !== undefined && { rateLimit: config.rateLimit }),
       drainTimeoutMs: config.drainTimeoutMs,
       docs: loadApiReference(),
-      ...requestLogging(logger)
+      ...requestLogging(logger),
+      ...connectionLogging(logger)
     }).catch((error: unknown) => {
       throw new StartError(`cannot listen on ${config.host}:${config.port}: ${describe(error)}`)
     })

@@ -101,6 +101,11 @@ export interface StandaloneServerOptions extends HttpHandlerOptions {
   readonly requestTimeoutMs?: number
   /** Time to receive the headers, default 10000 ms (at most `requestTimeoutMs`), 0 for none; past it 408. */
   readonly headersTimeoutMs?: number
+  /**
+   * A connection error a framework reports outside any answer (a client gone mid-answer), for the host's log; the
+   * server never writes it to stderr itself (docs/SECURITY.md, "Every log line is JSON").
+   */
+  readonly onConnectionError?: (error: unknown) => void
 }
 
 /** A listening server. `close()` drains: stops accepting, answers what it accepted, then closes connections. */

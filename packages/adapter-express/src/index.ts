@@ -6,11 +6,11 @@ import {
   type StandaloneServerOptions
 } from "@accord/core"
 import {
-  answerClientError,
   closeIfBodyUnread,
   DEFAULT_HOST,
   DEFAULT_PORT,
   drainOnClose,
+  guardServer,
   listen,
   makeNodeHttpHandler,
   nodeServerOptions,
@@ -26,7 +26,7 @@ import { createServer } from "node:http"
  * gets the path as the client sent it: Express strips the mount path from `req.url`, never from `req.originalUrl`.
  */
 const answer = async (handler: HttpHandler, req: Request, res: Response): Promise<void> => {
-  const response = await handler({ ...toHttpRequest(req), path: requestPath(req.originalUrl) })
+  const response = await handler({ ...toHttpRequest(req, req, res), path: requestPath(req.originalUrl) })
   closeIfBodyUnread(req, res)
   // Node's own writing, not res.send: that one would add an ETag, guess a Content-Type and rewrite a HEAD or 204
   // answer. The core's headers in its order and spelling, then `content-length`, as Fastify and Koa write them;
@@ -86,8 +86,10 @@ export const startExpressServer = async (options: StandaloneServerOptions): Prom
   // leaving a router reaches the next middleware only after a setImmediate, by when Node may have taken in an unread
   // body, and `closeIfBodyUnread` would then keep a connection that Koa and Fastify close.
   app.use(answering(handler))
-  const server = createServer(nodeServerOptions(options), app)
-  server.on("clientError", answerClientError)
+  const server = createServer(nodeServerOptions(options))
+  const { guard, clientError } = guardServer(server, options)
+  server.on("request", guard(app))
+  server.on("clientError", clientError)
   const drain = drainOnClose(server)
   const url = await listen(server, options.host ?? DEFAULT_HOST, options.port ?? DEFAULT_PORT)
   return { url, close: () => drain(options.drainTimeoutMs) }

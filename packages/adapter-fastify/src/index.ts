@@ -6,11 +6,11 @@ import {
   type StandaloneServerOptions
 } from "@accord/core"
 import {
-  answerClientError,
   closeIfBodyUnread,
   DEFAULT_HOST,
   DEFAULT_PORT,
   drainOnClose,
+  guardServer,
   makeNodeHttpHandler,
   nodeServerOptions,
   responsePayload,
@@ -34,7 +34,7 @@ export type AccordPluginOptions = Omit<HttpHandlerOptions, "prefix">
 const answer = async (handler: HttpHandler, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
   // The catch-all parser hands over the payload stream (after any host preParsing hook); unparsed requests have none.
   const body = request.body instanceof Readable ? request.body : request.raw
-  const response = await handler(toHttpRequest(request.raw, body))
+  const response = await handler(toHttpRequest(request.raw, body, reply.raw))
   closeIfBodyUnread(request.raw, reply.raw)
   return reply.code(response.status).headers(response.headers).send(responsePayload(response.body))
 }
@@ -90,12 +90,13 @@ export const startFastifyServer = async (options: StandaloneServerOptions): Prom
   const prefix = options.prefix ?? DEFAULT_PREFIX
   const handler = makeNodeHttpHandler({ ...options, prefix })
   const server = createServer(nodeServerOptions(options))
+  const { guard, clientError } = guardServer(server, options)
   const drain = drainOnClose(server)
   const app = Fastify({
     logger: false,
     // A plain Node server (Node's timeouts, not Fastify's 72 s keep-alive) and Node's answer to malformed HTTP.
-    serverFactory: (listener) => server.on("request", listener),
-    clientErrorHandler: answerClientError,
+    serverFactory: (listener) => server.on("request", guard(listener)),
+    clientErrorHandler: clientError,
     // A path find-my-way cannot decode (`%zz`) is the core's 404, not Fastify's 400.
     frameworkErrors: (_error, request, reply) =>
       void answer(handler, request, reply).catch((error: Error) => reply.raw.destroy(error))

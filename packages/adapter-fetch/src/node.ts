@@ -7,11 +7,13 @@ import {
   type StandaloneServerOptions
 } from "@accord/core"
 import {
-  answerClientError,
+  answeredTimeout,
   closeIfBodyUnread,
+  continueIfExpected,
   DEFAULT_HOST,
   DEFAULT_PORT,
   drainOnClose,
+  guardServer,
   listen,
   nodeServerOptions,
   requestPath,
@@ -43,24 +45,46 @@ export const startFetchServer = async (options: StandaloneServerOptions): Promis
     closeIfBodyUnread(incoming, outgoing)
     return toFetchResponse(withContentLength(response))
   }
-  const server = createServer(nodeServerOptions(options), (incoming, outgoing) => {
-    // A listener per request (a closure, nothing more): its errorHandler, which createAdaptorServer has no option
-    // for, needs this request's IncomingMessage.
-    const listener = getRequestListener(
-      (request) => answer(fromFetchRequest(request, requestPath(incoming.url ?? "/")), incoming, outgoing),
-      {
-        // Global Request and Response stay Node's own: a library's server does not replace them for the whole process.
-        overrideGlobalObjects: false,
-        // Only a host callback (onResponse, onInternalError) that throws makes the handler reject: a bare 500 then.
-        errorHandler: (error) =>
-          error instanceof RequestError
-            ? answer(toHttpRequest(incoming), incoming, outgoing)
-            : new Response(null, { status: 500 })
+  /**
+   * The fetch request with the Node bridge's body rules: `100 Continue` when the core first reads the body, and a
+   * read broken by the server's 408 reported as TimedOut (docs/SECURITY.md, items 16 and 17).
+   */
+  const fromIncoming = (request: Request, incoming: IncomingMessage, outgoing: ServerResponse): HttpRequest => {
+    const fetchRequest = fromFetchRequest(request, requestPath(incoming.url ?? "/"))
+    const read = fetchRequest.readBody
+    if (read === undefined) return fetchRequest
+    return {
+      ...fetchRequest,
+      readBody: async (limit) => {
+        continueIfExpected(incoming, outgoing)
+        const result = await read(limit)
+        return result._tag === "Aborted" && answeredTimeout(incoming) ? { _tag: "TimedOut" } : result
       }
-    )
-    void listener(incoming, outgoing)
-  })
-  server.on("clientError", answerClientError)
+    }
+  }
+  const server = createServer(nodeServerOptions(options))
+  const { guard, clientError } = guardServer(server, options)
+  server.on(
+    "request",
+    guard((incoming, outgoing) => {
+      // A listener per request (a closure, nothing more): its errorHandler, which createAdaptorServer has no option
+      // for, needs this request's IncomingMessage.
+      const listener = getRequestListener(
+        (request) => answer(fromIncoming(request, incoming, outgoing), incoming, outgoing),
+        {
+          // Global Request and Response stay Node's own: a library's server does not replace them for the whole process.
+          overrideGlobalObjects: false,
+          // Only a host callback (onResponse, onInternalError) that throws makes the handler reject: a bare 500 then.
+          errorHandler: (error) =>
+            error instanceof RequestError
+              ? answer(toHttpRequest(incoming, incoming, outgoing), incoming, outgoing)
+              : new Response(null, { status: 500 })
+        }
+      )
+      void listener(incoming, outgoing)
+    })
+  )
+  server.on("clientError", clientError)
   const drain = drainOnClose(server)
   const url = await listen(server, options.host ?? DEFAULT_HOST, options.port ?? DEFAULT_PORT)
   return { url, close: () => drain(options.drainTimeoutMs) }

@@ -6,11 +6,11 @@ import {
   type StandaloneServerOptions
 } from "@accord/core"
 import {
-  answerClientError,
   closeIfBodyUnread,
   DEFAULT_HOST,
   DEFAULT_PORT,
   drainOnClose,
+  guardServer,
   listen,
   makeNodeHttpHandler,
   nodeServerOptions,
@@ -23,7 +23,7 @@ import { createServer } from "node:http"
 
 /** Hands the request to the core (which reads the body itself, JSON only) and writes its answer verbatim. */
 const answer = async (handler: HttpHandler, ctx: Context): Promise<void> => {
-  const response = await handler(toHttpRequest(ctx.req))
+  const response = await handler(toHttpRequest(ctx.req, ctx.req, ctx.res))
   closeIfBodyUnread(ctx.req, ctx.res)
   ctx.status = response.status
   const payload = responsePayload(response.body)
@@ -73,8 +73,10 @@ export const startKoaServer = async (options: StandaloneServerOptions): Promise<
   app.use(routerFor(handler, prefix).routes())
   // Everything outside the prefix: the core answers its 404 problem, so every 404 has the same body.
   app.use((ctx) => answer(handler, ctx))
-  const server = createServer(nodeServerOptions(options), app.callback())
-  server.on("clientError", answerClientError)
+  const server = createServer(nodeServerOptions(options))
+  const { guard, clientError } = guardServer(server, options)
+  server.on("request", guard(app.callback()))
+  server.on("clientError", clientError)
   const drain = drainOnClose(server)
   const url = await listen(server, options.host ?? DEFAULT_HOST, options.port ?? DEFAULT_PORT)
   return { url, close: () => drain(options.drainTimeoutMs) }

@@ -15,10 +15,11 @@ describe("README", () => {
     try {
       await import("./readme-example.js")
       expect(log.mock.calls).toStrictEqual([
-        [200, "/api/docs", "text/html; charset=utf-8"],
-        [200, "/api/docs/init.js", "text/javascript; charset=utf-8"],
-        [200, "/api/docs/swagger-ui.css", "text/css; charset=utf-8"],
-        [200, "/api/docs/swagger-ui-bundle.js", "text/javascript; charset=utf-8"]
+        [200, "/api/docs", "text/html; charset=utf-8", "no-cache"],
+        [200, "/api/docs/init.js", "text/javascript; charset=utf-8", "no-cache"],
+        [200, "/api/docs/favicon.svg", "image/svg+xml", "no-cache"],
+        [200, "/api/docs/swagger-ui.css", "text/css; charset=utf-8", "public, max-age=31536000, immutable"],
+        [200, "/api/docs/swagger-ui-bundle.js", "text/javascript; charset=utf-8", "public, max-age=31536000, immutable"]
       ])
     } finally {
       log.mockRestore()

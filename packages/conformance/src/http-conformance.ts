@@ -93,11 +93,20 @@ const text = (res: RawResponse): string => res.body.toString("utf8")
 
 const show = (label: string, res: RawResponse): string => `${label} -> ${res.status} ${text(res).slice(0, 400)}`
 
-const expectCommonHeaders = (label: string, res: RawResponse): void => {
-  expect(res.headers["cache-control"], `${label}: Cache-Control`).toBe("no-store")
+const expectCommonHeaders = (label: string, res: RawResponse, cacheControl = "no-store"): void => {
+  expect(res.headers["cache-control"], `${label}: Cache-Control`).toBe(cacheControl)
   expect(res.headers["x-content-type-options"], `${label}: X-Content-Type-Options`).toBe("nosniff")
   expect(res.headers["x-request-id"], `${label}: X-Request-Id`).toMatch(REQUEST_ID_PATTERN)
 }
+
+/**
+ * docs/api.md, "Headers on every response": a docs file whose URL carries a version (`?v=`) is cached for a year;
+ * the page and its unversioned files are revalidated, so a new release shows at once.
+ */
+const VERSIONED_CACHE_CONTROL = "public, max-age=31536000, immutable"
+const UNVERSIONED_CACHE_CONTROL = "no-cache"
+const docsCacheControl = (target: URL): string =>
+  target.searchParams.has("v") ? VERSIONED_CACHE_CONTROL : UNVERSIONED_CACHE_CONTROL
 
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
@@ -493,7 +502,7 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
       it("GET /api/docs is an HTML page whose every asset is served locally (no CDN)", async () => {
         const res = await call({ method: "GET", path: paths.docs })
         expect(res.status, show("GET docs", res)).toBe(200)
-        expectCommonHeaders("GET docs", res)
+        expectCommonHeaders("GET docs", res, UNVERSIONED_CACHE_CONTROL)
         expect(res.headers["content-type"] ?? "", "docs Content-Type").toMatch(/^text\/html(;|$)/)
         const html = text(res)
         expect(html.toLowerCase()).toContain("<html")
@@ -507,10 +516,30 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
           const asset = await call({ method: "GET", path: `${target.pathname}${target.search}` })
           const label = `docs asset ${reference}`
           expect(asset.status, show(label, asset)).toBe(200)
-          expectCommonHeaders(label, asset)
+          expectCommonHeaders(label, asset, docsCacheControl(target))
           expect(asset.headers["content-type"] ?? "", `${label}: Content-Type`).not.toBe("")
           expect(asset.body.length, `${label}: not empty`).toBeGreaterThan(0)
         }
+      })
+
+      it("the docs page's versioned assets (?v=) are cacheable for a year; the page and openapi.json are not", async () => {
+        const page = await call({ method: "GET", path: paths.docs })
+        expectCommonHeaders("GET docs", page, UNVERSIONED_CACHE_CONTROL)
+        if (server === undefined) throw new Error("the server did not start")
+        const base = new URL(paths.docs, server.url)
+        const versioned = assetReferences(text(page))
+          .map((reference) => new URL(reference, base))
+          .filter((target) => target.searchParams.has("v"))
+        expect(versioned.length, "the page links versioned assets").toBeGreaterThan(0)
+        for (const target of versioned) {
+          const path = `${target.pathname}${target.search}`
+          for (const method of ["GET", "HEAD"]) {
+            const asset = await call({ method, path })
+            expect(asset.status, show(`${method} ${path}`, asset)).toBe(200)
+            expectCommonHeaders(`${method} ${path}`, asset, VERSIONED_CACHE_CONTROL)
+          }
+        }
+        expectCommonHeaders("GET openapi.json", await call({ method: "GET", path: paths.openapi }))
       })
 
       it("HEAD answers like GET without a body on health, openapi.json and docs", async () => {
@@ -519,7 +548,7 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
           const head = await call({ method: "HEAD", path })
           expect(get.status, show(`GET ${path}`, get)).toBe(200)
           expect(head.status, `HEAD ${path}`).toBe(200)
-          expectCommonHeaders(`HEAD ${path}`, head)
+          expectCommonHeaders(`HEAD ${path}`, head, path === paths.docs ? UNVERSIONED_CACHE_CONTROL : "no-store")
           expect(head.headers["content-type"], `HEAD ${path}: Content-Type`).toBe(get.headers["content-type"])
           expect(head.body.length, `HEAD ${path}: no body`).toBe(0)
         }

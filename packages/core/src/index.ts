@@ -107,6 +107,7 @@ export type {
   HttpRequest,
   HttpResponse,
   RequestLog,
+  ClientErrorLog,
   RunningServer,
   StandaloneServerOptions,
   StaticAsset,

@@ -1,17 +1,39 @@
 import { readFileSync } from "node:fs"
 import { Validator } from "@seriousme/openapi-schema-validator"
 import { describe, expect, it } from "@effect/vitest"
-import { apiRoutes, makeOpenApiDocument } from "@accord/core"
+import { Effect, Exit } from "effect"
+import {
+  apiRoutes,
+  decoderFor,
+  FIELD_ISSUE_CODES,
+  makeOpenApiDocument,
+  operations,
+  PROBLEM_CODES,
+  type Operation
+} from "@accord/core"
+
+interface DocOperation {
+  readonly operationId: string
+  readonly tags: ReadonlyArray<string>
+  readonly description: string
+  readonly security: ReadonlyArray<unknown>
+  readonly requestBody?: { readonly content: Record<string, { readonly example?: unknown }> }
+  readonly responses: Record<string, { readonly headers?: Record<string, unknown> }>
+}
 
 interface Doc {
   readonly openapi: string
   readonly servers: ReadonlyArray<{ readonly url: string }>
-  readonly paths: Record<
-    string,
-    Record<string, { security: ReadonlyArray<unknown>; responses: Record<string, unknown> }>
-  >
-  readonly components: { readonly schemas: Record<string, Record<string, unknown>> }
+  readonly tags: ReadonlyArray<{ readonly name: string; readonly description: string }>
+  readonly paths: Record<string, Record<string, DocOperation>>
+  readonly components: {
+    readonly schemas: Record<string, Record<string, unknown>>
+    readonly headers: Record<string, unknown>
+  }
 }
+
+const documentOperations = (): ReadonlyArray<readonly [string, DocOperation]> =>
+  Object.entries(document.paths).flatMap(([path, ops]) => Object.values(ops).map((op) => [path, op] as const))
 
 const document = makeOpenApiDocument({ serverUrl: "/api" }) as unknown as Doc
 
@@ -68,4 +90,64 @@ describe("OpenAPI document", () => {
       }
     }
   })
+
+  it("keeps every operationId of the route table", () => {
+    expect(documentOperations().map(([, op]) => op.operationId)).toEqual(Object.keys(operations))
+  })
+
+  it("tags every operation with one area described at the document level, and describes every operation", () => {
+    expect(document.tags.map((tag) => tag.name)).toEqual(["plans", "users", "payments", "service"])
+    for (const tag of document.tags) expect(tag.description.length).toBeGreaterThan(0)
+    for (const [, op] of documentOperations()) {
+      expect(op.tags).toHaveLength(1)
+      expect(document.tags.map((tag) => tag.name)).toContain(op.tags[0])
+      expect(op.description.length).toBeGreaterThan(0)
+    }
+  })
+
+  it("documents X-Request-Id on every response and 500 problem+json on every operation", () => {
+    expect(document.components.headers).toHaveProperty("X-Request-Id")
+    for (const [, op] of documentOperations()) {
+      expect(op.responses["500"]).toMatchObject({
+        content: { "application/problem+json": { schema: { $ref: "#/components/schemas/Problem" } } }
+      })
+      for (const response of Object.values(op.responses))
+        expect(response.headers?.["X-Request-Id"]).toEqual({ $ref: "#/components/headers/X-Request-Id" })
+    }
+  })
+
+  it("gives Problem.code and each field issue's code as enums of every code", () => {
+    const problem = document.components.schemas["Problem"] as { properties: { code: { enum: unknown } } }
+    expect(problem.properties.code.enum).toEqual(PROBLEM_CODES)
+    const field = document.components.schemas["FieldProblem"] as { properties: { code: { enum: unknown } } }
+    expect(field.properties.code.enum).toEqual(FIELD_ISSUE_CODES)
+  })
+
+  it("gives every request body an example that its operation's own decoder accepts", () => {
+    for (const operation of Object.values(operations) as ReadonlyArray<Operation>) {
+      const inDocument = documentOperations().find(([, op]) => op.operationId === operation.operationId)?.[1]
+      const example = inDocument?.requestBody?.content["application/json"]?.example
+      if (operation.body === undefined) {
+        expect(inDocument?.requestBody).toBeUndefined()
+        continue
+      }
+      expect(example, operation.operationId).toBeDefined()
+      // The handler's own decoding (decoderFor: unknown fields refused), so the example is a request it accepts.
+      const decoded = Effect.runSyncExit(decoderFor(operation.body.schema)(example))
+      expect(Exit.isSuccess(decoded), `${operation.operationId}: ${String(decoded)}`).toBe(true)
+    }
+  })
+
+  it("marks the read-only fields readOnly with a schema every JSON value satisfies", () => {
+    expect(document.components.schemas["ReadOnlyField"]).toEqual({
+      readOnly: true,
+      description: expect.stringContaining("ignored")
+    })
+    expect(updateExample()).not.toHaveProperty("id")
+  })
 })
+
+const updateExample = (): unknown =>
+  documentOperations().find(([, op]) => op.operationId === "updateLanguagePreferences")?.[1].requestBody?.content[
+    "application/json"
+  ]?.example

@@ -73,5 +73,24 @@ export const nodeBodyNow =
     return { _tag: "Read", bytes: chunk }
   }
 
+/** Requests whose body did not arrive in time: the server answered 408 itself (`answerClientError`). */
+const timedOut = new WeakSet<IncomingMessage>()
+
+/** Called by the server as it answers 408 for a request whose body is being read, before it closes the connection. */
+export const markTimedOut = (request: IncomingMessage): void => void timedOut.add(request)
+
+/** True when the server answered 408 for this request while its body was awaited (see `markTimedOut`). */
+export const answeredTimeout = (request: IncomingMessage): boolean => timedOut.has(request)
+
+/**
+ * `nodeBodyReader` for a request: a read that breaks because the server answered 408 reports TimedOut, so the
+ * request's one log line carries the 408 the client got, not the 400 of a broken body (docs/SECURITY.md, item 16).
+ */
+export const nodeRequestBodyReader = (request: IncomingMessage, stream: Readable) => {
+  const read = nodeBodyReader(stream)
+  return (limit: number): Promise<BodyReadResult> =>
+    read(limit).then((result) => (result._tag === "Aborted" && timedOut.has(request) ? { _tag: "TimedOut" } : result))
+}
+
 /** True once the request's body is no longer on the connection: Node has parsed all of it, or it was taken whole. */
 export const bodyFullyReceived = (request: IncomingMessage): boolean => request.complete || takenWhole.has(request)

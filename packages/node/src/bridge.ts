@@ -7,7 +7,7 @@ import {
   type HttpRequest,
   type HttpResponse
 } from "@accord/core"
-import { bodyFullyReceived, nodeBodyNow, nodeBodyReader } from "./body-reader.js"
+import { bodyFullyReceived, nodeBodyNow, nodeRequestBodyReader } from "./body-reader.js"
 
 // What both Node adapters do to translate between a framework's request/response and the core's neutral ones.
 
@@ -48,17 +48,49 @@ const withEveryAuthorization = (request: IncomingMessage): HttpRequest["headers"
   return values === undefined || values.length < 2 ? request.headers : { ...request.headers, authorization: values }
 }
 
+/** Requests that were sent `100 Continue`. */
+const continued = new WeakSet<IncomingMessage>()
+
+/** True for `Expect: 100-continue` (case-insensitive, RFC 9110 10.1.1), the one expectation a server can meet. */
+export const expectsContinue = (request: IncomingMessage): boolean =>
+  request.headers.expect?.trim().toLowerCase() === "100-continue"
+
+/**
+ * Sends `100 Continue` to a request that expects it, once, when its body is first read: the core reads a body only
+ * after route, credentials, access, media type and declared size passed, so a refused upload is never invited
+ * (docs/SECURITY.md, "100-continue only for a body that will be read"). The standalone servers dispatch such requests
+ * at once (`checkContinue`) instead of letting Node send `100 Continue` before any check.
+ */
+export const continueIfExpected = (request: IncomingMessage, response: ServerResponse | undefined): void => {
+  if (response === undefined || continued.has(request) || response.headersSent || !expectsContinue(request)) return
+  // A host's own server without a checkContinue listener: Node has sent it already.
+  if ((response as ServerResponse & { _sent100?: boolean })._sent100 === true) return
+  continued.add(request)
+  response.writeContinue()
+}
+
 /**
  * The neutral request for a Node request. `body` is the stream to read when the framework hands over a different
- * one (Fastify's payload after the host's preParsing hooks); by default the request itself.
+ * one (Fastify's payload after the host's preParsing hooks); by default the request itself. `response`, when given,
+ * is where `100 Continue` goes the first time the body is read (see `continueIfExpected`).
  */
-export const toHttpRequest = (request: IncomingMessage, body: Readable = request): HttpRequest => ({
-  method: request.method ?? "GET",
-  path: requestPath(request.url ?? "/"),
-  headers: withEveryAuthorization(request),
-  readBody: nodeBodyReader(body),
-  readBodyNow: nodeBodyNow(request, body)
-})
+export const toHttpRequest = (
+  request: IncomingMessage,
+  body: Readable = request,
+  response?: ServerResponse
+): HttpRequest => {
+  const read = nodeRequestBodyReader(request, body)
+  return {
+    method: request.method ?? "GET",
+    path: requestPath(request.url ?? "/"),
+    headers: withEveryAuthorization(request),
+    readBody: (limit) => {
+      continueIfExpected(request, response)
+      return read(limit)
+    },
+    readBodyNow: nodeBodyNow(request, body)
+  }
+}
 
 /**
  * Call before the response is written. A request whose body did not arrive completely (refused by its declared

@@ -1,8 +1,23 @@
 // The public surface of @accord/node, listed name by name: what is not here is internal to the package.
 
 // The bridge between Node's request/response and the core's neutral ones, shared by the Node adapters.
-export { closeIfBodyUnread, makeNodeHttpHandler, requestPath, responsePayload, toHttpRequest } from "./bridge.js"
-export { bodyFullyReceived, nodeBodyNow, nodeBodyReader } from "./body-reader.js"
+export {
+  closeIfBodyUnread,
+  continueIfExpected,
+  expectsContinue,
+  makeNodeHttpHandler,
+  requestPath,
+  responsePayload,
+  toHttpRequest
+} from "./bridge.js"
+export {
+  answeredTimeout,
+  bodyFullyReceived,
+  markTimedOut,
+  nodeBodyNow,
+  nodeBodyReader,
+  nodeRequestBodyReader
+} from "./body-reader.js"
 
 // A standalone server's limits, answers to malformed HTTP, listen and drain.
 export {
@@ -14,9 +29,12 @@ export {
   DEFAULT_PORT,
   DEFAULT_REQUEST_TIMEOUT_MS,
   drainOnClose,
+  guardServer,
   listen,
+  MAX_UNANSWERED_PER_CONNECTION,
   nodeServerOptions,
-  serverUrl
+  serverUrl,
+  type ServerGuard
 } from "./server.js"
 
 // The PasswordHasher port on node:crypto's scrypt.

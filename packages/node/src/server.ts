@@ -1,13 +1,16 @@
-import type { Server, ServerOptions, ServerResponse } from "node:http"
+import type { IncomingMessage, RequestListener, Server, ServerOptions, ServerResponse } from "node:http"
 import type { AddressInfo, Socket } from "node:net"
 import {
   PROBLEM_CONTENT_TYPE,
   problemBody,
   problems,
   REASON_PHRASES,
+  type ClientErrorLog,
   type Problem,
   type StandaloneServerOptions
 } from "@accord/core"
+import { markTimedOut } from "./body-reader.js"
+import { expectsContinue } from "./bridge.js"
 
 /** docs/api.md, "Precise rules" (drain): the default time accepted requests get to finish on close. */
 export const DEFAULT_DRAIN_TIMEOUT_MS = 10_000
@@ -33,7 +36,9 @@ export const nodeServerOptions = (options: StandaloneServerOptions): ServerOptio
     maxHeaderSize: options.maxHeaderSize ?? DEFAULT_MAX_HEADER_SIZE,
     requestTimeout,
     headersTimeout,
-    connectionsCheckingInterval: Math.max(10, Math.floor(shortest / 4))
+    connectionsCheckingInterval: Math.max(10, Math.floor(shortest / 4)),
+    // A request without Host reaches the server's guard, which answers the core's 400 problem (Node's is bare).
+    requireHostHeader: false
   }
 }
 
@@ -48,14 +53,14 @@ const clientErrorProblems: Readonly<Record<string, () => Problem>> = {
  * The whole response to a client error, as the handler would write it: the problem body and the common headers (no
  * request was read, so the request id is always a new one), then Date and `Connection: close` as Node adds them.
  */
-export const clientErrorResponse = (problem: Problem): string => {
+export const clientErrorResponse = (problem: Problem, requestId: string = crypto.randomUUID()): string => {
   const body = problemBody(problem)
   return [
     `HTTP/1.1 ${problem.status} ${REASON_PHRASES[problem.status] ?? ""}`,
     `content-type: ${PROBLEM_CONTENT_TYPE}`,
     "cache-control: no-store",
     "x-content-type-options: nosniff",
-    `x-request-id: ${crypto.randomUUID()}`,
+    `x-request-id: ${requestId}`,
     `content-length: ${Buffer.byteLength(body)}`,
     `Date: ${new Date().toUTCString()}`,
     "Connection: close",
@@ -69,16 +74,121 @@ export const clientErrorResponse = (problem: Problem): string => {
  * not arrive in time): a problem, then the connection is closed. Installed by every standalone server, so all of
  * them answer alike (Fastify would otherwise answer with a JSON body of its own).
  */
-export const answerClientError = (error: Error & { code?: string }, socket: Socket): void => {
+export const answerClientError = (
+  error: Error & { code?: string },
+  socket: Socket,
+  onClientError?: (log: ClientErrorLog) => void
+): void => {
   if (error.code === "ECONNRESET" || socket.destroyed) return
   // As Node does: never write into a response that has already started on this connection.
   const inFlight = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage
+  const handled = inFlight === undefined || inFlight === null ? undefined : inFlight.req
   if (socket.writable && (inFlight === undefined || inFlight === null || !inFlight.headersSent)) {
-    socket.write(clientErrorResponse((clientErrorProblems[error.code ?? ""] ?? problems.badRequest)()))
+    const problem = (clientErrorProblems[error.code ?? ""] ?? problems.badRequest)()
+    const requestId = crypto.randomUUID()
+    socket.write(clientErrorResponse(problem, requestId))
+    // A request the handler holds logs its own line, with this status (its body read reports TimedOut); any other
+    // refusal has no request behind it and is logged here: one line per answer (docs/SECURITY.md, item 16).
+    if (handled !== undefined && error.code === "ERR_HTTP_REQUEST_TIMEOUT") markTimedOut(handled)
+    else if (handled === undefined) onClientError?.({ requestId, method: undefined, status: problem.status })
   }
   // Without the error (Node passes it): it is answered, and a request still waiting for its body must see a plain
   // close, or Koa's default error listener prints the timeout's stack to stderr.
   socket.destroy()
+}
+
+/**
+ * Unanswered requests one connection may have at once. Past it the client is pipelining without reading its
+ * answers (a browser never has more than one): the connection is closed rather than each request's objects and
+ * answer kept in memory (docs/SECURITY.md, "Clients that never read their answers").
+ */
+export const MAX_UNANSWERED_PER_CONNECTION = 64
+
+/** The answer to a request the guard refuses before the handler: the core's problem and common headers, then close. */
+const refuse = (
+  request: IncomingMessage,
+  response: ServerResponse,
+  problem: Problem,
+  onClientError: ((log: ClientErrorLog) => void) | undefined
+): void => {
+  const body = problemBody(problem)
+  const requestId = crypto.randomUUID()
+  // The body (if any) is left unread: the connection must not be reused.
+  response.shouldKeepAlive = false
+  response.writeHead(problem.status, {
+    "content-type": PROBLEM_CONTENT_TYPE,
+    "cache-control": "no-store",
+    "x-content-type-options": "nosniff",
+    "x-request-id": requestId,
+    "content-length": String(Buffer.byteLength(body))
+  })
+  response.end(request.method === "HEAD" ? undefined : body)
+  onClientError?.({ requestId, method: request.method, status: problem.status })
+}
+
+export interface ServerGuard {
+  /** Wraps the framework's request listener: install the result as the server's request listener. */
+  readonly guard: (listener: RequestListener) => RequestListener
+  /** The server's `clientError` listener (Fastify: `clientErrorHandler`). */
+  readonly clientError: (error: Error & { code?: string }, socket: Socket) => void
+}
+
+/**
+ * What every standalone server does before the framework sees a request (docs/SECURITY.md, items 16 and 17; connections that never read their answers: issue 15, not done):
+ * - `Expect: 100-continue` is dispatched at once, with no `100 Continue`: the bridge sends it when the core reads the
+ *   body (`continueIfExpected`); any other expectation is 417 `expectation_failed`, a request without Host 400.
+ * - Node's own refusals (`answerClientError`) and the guard's are logged through `onClientError`.
+ * - A connection with more than `MAX_UNANSWERED_PER_CONNECTION` unanswered requests is closed; one whose answers the
+ *   client has not read for the request timeout (its output is stuck: `writableNeedDrain`) is closed too; at most
+ *   `maxConnections` connections are open.
+ */
+export const guardServer = (server: Server, options: StandaloneServerOptions): ServerGuard => {
+  const onClientError = options.onClientError
+  if (options.maxConnections !== undefined && options.maxConnections > 0) server.maxConnections = options.maxConnections
+  const requestTimeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS
+  const stallLimitMs = requestTimeout > 0 ? requestTimeout : DEFAULT_REQUEST_TIMEOUT_MS
+  // Dispatched as any request (so that the drain sees it); the guard answers what is not 100-continue.
+  const dispatch = (request: IncomingMessage, response: ServerResponse): void =>
+    void server.emit("request", request, response)
+  server.on("checkContinue", dispatch)
+  server.on("checkExpectation", dispatch)
+  const unanswered = new WeakMap<Socket, number>()
+  const stalled = new WeakMap<Socket, NodeJS.Timeout>()
+  /** After each answer: a socket whose output no longer drains gets the request timeout to resume reading. */
+  const watchOutput = (socket: Socket): void => {
+    if (socket.destroyed || !socket.writableNeedDrain || stalled.has(socket)) return
+    const timer = setTimeout(() => socket.destroy(), stallLimitMs).unref()
+    stalled.set(socket, timer)
+    socket.once("drain", () => {
+      clearTimeout(timer)
+      stalled.delete(socket)
+    })
+  }
+  return {
+    clientError: (error, socket) => answerClientError(error, socket, onClientError),
+    guard: (listener) => (request, response) => {
+      const socket = request.socket
+      // The rest of a flood already parsed from a connection the guard closed: nobody is there to answer.
+      if (socket.destroyed) return
+      const count = (unanswered.get(socket) ?? 0) + 1
+      if (count > MAX_UNANSWERED_PER_CONNECTION) {
+        socket.destroy()
+        return
+      }
+      unanswered.set(socket, count)
+      response.once("finish", () => {
+        unanswered.set(socket, (unanswered.get(socket) ?? 1) - 1)
+        watchOutput(socket)
+      })
+      if (request.headers.expect !== undefined && !expectsContinue(request)) {
+        refuse(request, response, problems.expectationFailed(), onClientError)
+      } else if (request.headers.host === undefined && request.httpVersion === "1.1") {
+        refuse(request, response, problems.badRequest(), onClientError)
+      } else {
+        listener(request, response)
+      }
+    }
+  }
 }
 
 /**
@@ -89,6 +199,11 @@ export const answerClientError = (error: Error & { code?: string }, socket: Sock
 export const drainOnClose = (server: Server): ((timeoutMs?: number) => Promise<void>) => {
   let draining = false
   const pending = new Set<ServerResponse>()
+  const sockets = new Set<Socket>()
+  server.on("connection", (socket: Socket) => {
+    sockets.add(socket)
+    socket.once("close", () => sockets.delete(socket))
+  })
   server.on("request", (_request, response) => {
     // Answers given while draining tell the client not to reuse the connection.
     if (draining) response.shouldKeepAlive = false
@@ -102,6 +217,8 @@ export const drainOnClose = (server: Server): ((timeoutMs?: number) => Promise<v
     new Promise<void>((resolve, reject) => {
       draining = true
       for (const response of pending) if (!response.headersSent) response.shouldKeepAlive = false
+      // A client that does not read its answers would hold the drain to its deadline: closed at once.
+      for (const socket of sockets) if (socket.writableNeedDrain) socket.destroy()
       const deadline = setTimeout(() => server.closeAllConnections(), timeoutMs)
       server.close((error) => {
         clearTimeout(deadline)

@@ -51,6 +51,8 @@ export interface AccordConfig {
   readonly headersTimeoutMs: number
   /** Per-credential token bucket; off when absent (429 past it). */
   readonly rateLimit?: RateLimitOptions
+  /** Connections open at once, 0 for no cap; past it a new connection is closed at once. */
+  readonly maxConnections: number
   readonly logLevel: LogLevel
   readonly scrypt: ScryptCost
   /** Hashes computed at once, and hashes allowed to wait; past both, 503 with Retry-After. */
@@ -71,6 +73,7 @@ export const defaultConfig: AccordConfig = {
   maxPathLength: DEFAULT_MAX_PATH_LENGTH,
   requestTimeoutMs: DEFAULT_REQUEST_TIMEOUT_MS,
   headersTimeoutMs: DEFAULT_HEADERS_TIMEOUT_MS,
+  maxConnections: 0,
   logLevel: "info",
   scrypt: productionScryptCost,
   hashing: { maxConcurrent: DEFAULT_SCRYPT_MAX_CONCURRENT, maxQueued: DEFAULT_SCRYPT_MAX_QUEUED },
@@ -97,6 +100,8 @@ a flag wins over the environment.
   --request-timeout-ms MS    time to receive a whole request, 0 for none (REQUEST_TIMEOUT_MS, default 30000)
   --headers-timeout-ms MS    time to receive the headers, 0 for none (HEADERS_TIMEOUT_MS, default 10000,
                              at most the request timeout)
+  --max-connections N        connections open at once, 0 for no cap; keep it below the file descriptor limit
+                             (MAX_CONNECTIONS, default 0)
   --rate-limit-capacity N    per-credential rate limit: requests at once (RATE_LIMIT_CAPACITY, default off)
   --rate-limit-refill-per-second R
                              requests per second regained, required with a capacity
@@ -136,6 +141,7 @@ const options = {
   maxPathLength: { flag: "max-path-length", env: "MAX_PATH_LENGTH" },
   requestTimeoutMs: { flag: "request-timeout-ms", env: "REQUEST_TIMEOUT_MS" },
   headersTimeoutMs: { flag: "headers-timeout-ms", env: "HEADERS_TIMEOUT_MS" },
+  maxConnections: { flag: "max-connections", env: "MAX_CONNECTIONS" },
   rateLimitCapacity: { flag: "rate-limit-capacity", env: "RATE_LIMIT_CAPACITY" },
   rateLimitRefillPerSecond: { flag: "rate-limit-refill-per-second", env: "RATE_LIMIT_REFILL_PER_SECOND" },
   logLevel: { flag: "log-level", env: "LOG_LEVEL" },
@@ -206,6 +212,7 @@ const RawConfig = Schema.Struct({
   maxPathLength: withDefault(integer(16, 1024 * 1024), defaultConfig.maxPathLength),
   requestTimeoutMs: withDefault(integer(0, 3_600_000), defaultConfig.requestTimeoutMs),
   headersTimeoutMs: Schema.optionalKey(integer(0, 3_600_000)),
+  maxConnections: withDefault(integer(0, 1_000_000), defaultConfig.maxConnections),
   rateLimitCapacity: Schema.optionalKey(integer(1, 1_000_000)),
   rateLimitRefillPerSecond: Schema.optionalKey(positiveDecimal(1_000_000)),
   logLevel: withDefault(oneOf(LOG_LEVELS), defaultConfig.logLevel),

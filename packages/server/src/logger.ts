@@ -1,5 +1,5 @@
 import { pino, type DestinationStream, type Logger } from "pino"
-import type { HttpHandlerOptions, RequestLog, StandaloneServerOptions } from "@accord/core"
+import type { ClientErrorLog, HttpHandlerOptions, RequestLog, StandaloneServerOptions } from "@accord/core"
 import type { LogLevel } from "./config.js"
 
 /**
@@ -53,7 +53,8 @@ export const flushLogger = (logger: Logger): Promise<void> =>
 /** The handler's hooks, wired to the logger: one line per answered request, every 500 with its request id. */
 export const requestLogging = (logger: Logger): Pick<HttpHandlerOptions, "onResponse" | "onInternalError"> => ({
   onResponse: (log: RequestLog) => {
-    // `route` is null rather than absent when nothing matched, so every line has the same keys.
+    // `route` is null rather than absent when nothing matched, so every line has the same keys. The path itself is
+    // not logged: clients put credentials in paths too (docs/SECURITY.md, "No password or token in logs").
     const line = {
       requestId: log.requestId,
       method: log.method,
@@ -66,6 +67,25 @@ export const requestLogging = (logger: Logger): Pick<HttpHandlerOptions, "onResp
   },
   onInternalError: (requestId: string, cause: unknown) => {
     logger.error({ requestId, err: cause }, "internal error")
+  }
+})
+
+/**
+ * Refusals the server answers before the handler (Node's 400/408/431, the guard's 417 and 400): the same "request"
+ * line, with `method` and `durationMs` null when Node parsed no request (docs/SECURITY.md, item 16).
+ */
+export const clientErrorLogging = (logger: Logger): Pick<StandaloneServerOptions, "onClientError"> => ({
+  onClientError: (log: ClientErrorLog) => {
+    logger.info(
+      {
+        requestId: log.requestId,
+        method: log.method ?? null,
+        route: null,
+        status: log.status,
+        durationMs: null
+      },
+      "request"
+    )
   }
 })
 

@@ -19,7 +19,7 @@ import { JwtAuthenticatorLive } from "@accord/auth-jwt"
 import { MemoryStoreLive } from "@accord/store-memory"
 import { PostgresStoreLive } from "@accord/store-postgres"
 import type { AccordConfig } from "./config.js"
-import { connectionLogging, createLogger, requestLogging } from "./logger.js"
+import { clientErrorLogging, connectionLogging, createLogger, requestLogging } from "./logger.js"
 import { readSeedFile } from "./seed-file.js"
 
 /** The store, the server or the network refused to start (exit code 1; config and seed problems are ConfigError). */
@@ -140,9 +140,11 @@ export const startAccord = async (config: AccordConfig, options: StartOptions = 
       headersTimeoutMs: config.headersTimeoutMs,
       ...(config.rateLimit !== undefined && { rateLimit: config.rateLimit }),
       drainTimeoutMs: config.drainTimeoutMs,
+      maxConnections: config.maxConnections,
       docs: loadApiReference(),
       ...requestLogging(logger),
-      ...connectionLogging(logger)
+      ...connectionLogging(logger),
+      ...clientErrorLogging(logger)
     }).catch((error: unknown) => {
       throw new StartError(`cannot listen on ${config.host}:${config.port}: ${describe(error)}`)
     })

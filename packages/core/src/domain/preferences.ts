@@ -25,14 +25,19 @@ export const defaultPreferenceValues = {
   mfaEnabled: false
 } as const
 
-/** Read-only fields: accepted whatever their type or value, then ignored. */
+/**
+ * Read-only fields: accepted whatever their type or value, then ignored (docs/api.md, "Precise rules"). Documented as
+ * a schema every JSON value satisfies (no `type`: a list of all six types would need `items` for its `array` to lint)
+ * and `readOnly`, the JSON Schema word for "the server owns this value": API reference pages leave such fields out of
+ * the request examples they pre-fill, so "Execute" sends none of them.
+ */
 const ReadOnly = Schema.optionalKey(
-  // Already in JSON form (no codec to derive), so the generated JSON Schema keeps the description below.
+  // Already in JSON form (no codec to derive), so the generated JSON Schema is the fragment below.
   Schema.declare((_: unknown): _ is unknown => true, { toCodecJson: () => undefined })
     .check(
       describedAs({
-        type: ["string", "number", "boolean", "object", "array", "null"],
-        description: "read-only: accepted whatever its value, and ignored"
+        readOnly: true,
+        description: "Read-only: set by the server. Accepted whatever its value, and ignored."
       })
     )
     .annotate({ identifier: "ReadOnlyField" })

@@ -121,7 +121,9 @@ export const makeHttpHandler = (options: HttpHandlerOptions): HttpHandler => {
     if (endpoint.kind === "file") {
       const file = endpoint.file(match.params)
       const response =
-        file === undefined ? respond.problem(problems.notFound()) : respond.ok(200, file.contentType, file.body)
+        file === undefined
+          ? respond.problem(problems.notFound())
+          : respond.ok(200, file.contentType, file.body, file.cacheControl)
       return { response, template }
     }
     const { operation } = endpoint.compiled
@@ -220,6 +222,8 @@ export const makeHttpHandler = (options: HttpHandlerOptions): HttpHandler => {
   const parseJsonBody = (operation: Operation, result: BodyReadResult): Effect.Effect<unknown, Refusal> => {
     if (result._tag === "TooLarge") return refuse(problems.payloadTooLarge(limit))
     if (result._tag === "Aborted") return refuse(problems.invalidJson("The body could not be read."))
+    // Already answered 408 by the server; this answer is only logged, with the status the client got.
+    if (result._tag === "TimedOut") return refuse(problems.requestTimeout())
     if (result.bytes.length === 0) return noBody(operation)
     const parsed = readJson(result.bytes)
     if (!parsed.ok) return refuse(problems.invalidJson(parsed.detail))
@@ -314,7 +318,8 @@ const compileOperation = (operation: Operation): CompiledOperation => ({
 })
 
 interface Responder {
-  readonly ok: (status: number, contentType: string, body: string | Uint8Array) => HttpResponse
+  /** `cacheControl` only for a static file that sets its own (docs/api.md, "Headers on every response"). */
+  readonly ok: (status: number, contentType: string, body: string | Uint8Array, cacheControl?: string) => HttpResponse
   readonly empty: (status: number, extra: Readonly<Record<string, string>>) => HttpResponse
   readonly problem: (problem: Problem) => HttpResponse
 }
@@ -325,19 +330,20 @@ const responder = (requestId: string, isHead: boolean): Responder => {
     status: number,
     contentType: string | undefined,
     body: string | Uint8Array | undefined,
-    extra?: Readonly<Record<string, string>>
+    extra?: Readonly<Record<string, string>>,
+    cacheControl = "no-store"
   ): HttpResponse => {
     // Built field by field (no spreads): the order is the header order on the wire.
     const headers: Record<string, string> = {}
     if (contentType !== undefined) headers["content-type"] = contentType
-    headers["cache-control"] = "no-store"
+    headers["cache-control"] = cacheControl
     headers["x-content-type-options"] = "nosniff"
     headers["x-request-id"] = requestId
     if (extra !== undefined) Object.assign(headers, extra)
     return { status, headers, body: isHead ? undefined : body }
   }
   return {
-    ok: (status, contentType, body) => respond(status, contentType, body),
+    ok: (status, contentType, body, cacheControl) => respond(status, contentType, body, undefined, cacheControl),
     empty: (status, extra) => respond(status, undefined, undefined, extra),
     problem: (problem) => respond(problem.status, PROBLEM_CONTENT_TYPE, problemBody(problem), problem.headers)
   }

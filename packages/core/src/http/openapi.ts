@@ -1,8 +1,15 @@
 import { JsonSchema, Schema, SchemaRepresentation } from "effect"
 import { WireInt } from "../domain/wire-int.js"
 import { FIELD_ISSUE_CODES } from "../domain/field-issue.js"
-import { errorStatusesOf, PROBLEM_CODES, REASON_PHRASES } from "./problem.js"
-import { apiRoutes, type Operation } from "./routes.js"
+import { errorStatusesOf, PROBLEM_CODE_STATUS, PROBLEM_CODES, problemCodesOf, REASON_PHRASES } from "./problem.js"
+import {
+  apiRoutes,
+  type BodySpec,
+  type Operation,
+  type OperationId,
+  type Operations,
+  type OperationTag
+} from "./routes.js"
 
 const FieldProblem = Schema.Struct({
   pointer: Schema.String.annotate({ description: "JSON pointer to the field, e.g. /email" }),
@@ -25,11 +32,56 @@ export const ProblemSchema = Schema.Struct({
 
 type JsonObject = Record<string, unknown>
 
+/** The document's tags, in the order the API reference page shows them; every operation has one (routes.ts). */
+const TAGS: Readonly<Record<OperationTag, string>> = {
+  plans: "Public subscription plan entries: a sign-up with an email and a password, which is never returned.",
+  users: "The signed-in user's preferences: language, timezone and multi-factor authentication.",
+  payments: "The signed-in user's payment methods, and which one is the default.",
+  service: "The service itself: liveness for load balancers and orchestrators. No credential needed."
+}
+
+/** `X-Request-Id` is on every response, success or error (docs/api.md, "Headers on every response"). */
+const REQUEST_ID_HEADER = "X-Request-Id"
+const requestIdRef = { $ref: `#/components/headers/${REQUEST_ID_HEADER}` }
+
 const ERROR_HEADERS: Readonly<Record<number, JsonObject>> = {
   401: { "WWW-Authenticate": { schema: { type: "string" }, description: "Bearer challenge" } },
   403: { "WWW-Authenticate": { schema: { type: "string" }, description: "Bearer challenge (insufficient_scope)" } },
   429: { "Retry-After": { schema: { type: "integer" }, description: "Seconds until the credential may send again" } },
   503: { "Retry-After": { schema: { type: "integer" }, description: "Seconds to wait before retrying" } }
+}
+
+/** The operations that read a JSON body. */
+type BodyOperationId = {
+  readonly [K in OperationId]: Operations[K]["body"] extends BodySpec ? K : never
+}[OperationId]
+
+/**
+ * The request a person would send, per operation that reads a body, in wire form (the body Schema's Encoded side, so
+ * a renamed field fails to compile; openapi.test.ts also runs each through its operation's decoder). Without it an API
+ * reference page pre-fills a body from the schema alone: bounds as values (`"timezone": -720`) and the read-only
+ * fields, which "Execute" would then send (docs/api.md, "OpenAPI document").
+ */
+const REQUEST_EXAMPLES: {
+  readonly [K in BodyOperationId]: Operations[K]["body"] extends BodySpec<infer S> ? S["Encoded"] : never
+} = {
+  createPublicPlanEntry: { email: "ada@example.com", password: "correct horse battery staple" },
+  updateLanguagePreferences: { language: "pt-BR", timezone: -180, mfa_enabled: true },
+  setDefaultPaymentMethod: { is_default: true }
+}
+
+const exampleOf = (operation: Operation): unknown =>
+  (REQUEST_EXAMPLES as Readonly<Record<string, unknown>>)[operation.operationId]
+
+/** "Reason Phrase: problem code `a` or `b`": the problem codes (problemCodesOf) this operation answers with this status. */
+const errorDescription = (operation: Operation, status: number): string => {
+  const codes = problemCodesOf(operation)
+    .filter((code) => PROBLEM_CODE_STATUS[code] === status)
+    .map((code) => `\`${code}\``)
+  const phrase = REASON_PHRASES[status] ?? "Error"
+  if (codes.length === 0) return phrase
+  const last = codes.pop()
+  return `${phrase}: problem code ${codes.length === 0 ? last : `${codes.join(", ")} or ${last}`}`
 }
 
 /**
@@ -61,32 +113,46 @@ export const makeOpenApiDocument = (options: { readonly serverUrl: string }): Js
     const responses: JsonObject = {
       [operation.success.status]: {
         description: REASON_PHRASES[operation.success.status],
+        headers: { [REQUEST_ID_HEADER]: requestIdRef },
         content: { "application/json": { schema: schemaOf(operation.success.schema) } }
       }
     }
-    for (const status of errorStatusesOf(operation)) {
+    // 500 `internal` is on every operation: errorStatusesOf leaves it out as no operation's contract, but a caller
+    // still meets it, as problem+json with the X-Request-Id the server logged it under (docs/api.md, "Errors").
+    for (const status of [...errorStatusesOf(operation), 500].sort((a, b) => a - b)) {
       responses[status] = {
-        description: REASON_PHRASES[status],
-        ...(ERROR_HEADERS[status] !== undefined && { headers: ERROR_HEADERS[status] }),
+        description: errorDescription(operation, status),
+        headers: { [REQUEST_ID_HEADER]: requestIdRef, ...ERROR_HEADERS[status] },
         content: { "application/problem+json": { schema: problemRef } }
       }
     }
+    const example = exampleOf(operation)
     return {
       operationId: operation.operationId,
+      tags: [operation.tag],
       summary: operation.summary,
+      description: operation.description,
       ...(credentialed ? { security: [{ bearerAuth: [] }] } : { security: [] }),
       ...(pathParams.length > 0 && {
+        // The table's one path parameter is the payment method's id (routes.ts), as the pattern says too.
         parameters: pathParams.map((name) => ({
           name,
           in: "path",
           required: true,
-          schema: { type: "string", pattern: "^[A-Za-z0-9_-]{1,100}$" }
+          description: "The payment method's id, as listed by listPaymentMethods; any other value is 404 not_found.",
+          schema: { type: "string", pattern: "^[A-Za-z0-9_-]{1,100}$" },
+          example: "pm_2"
         }))
       }),
       ...(operation.body !== undefined && {
         requestBody: {
           required: operation.body.required,
-          content: { "application/json": { schema: schemaOf(operation.body.schema) } }
+          content: {
+            "application/json": {
+              schema: schemaOf(operation.body.schema),
+              ...(example !== undefined && { example })
+            }
+          }
         }
       }),
       responses
@@ -111,9 +177,17 @@ export const makeOpenApiDocument = (options: { readonly serverUrl: string }): Js
     },
     servers: [{ url: options.serverUrl }],
     security: [{ bearerAuth: [] }],
+    tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
     paths,
     components: {
       schemas: definitions,
+      headers: {
+        [REQUEST_ID_HEADER]: {
+          description:
+            "The request's id: the one the request sent when it is 1 to 128 characters of [A-Za-z0-9._-], else a new one. The server's log lines about the request carry it; quote it when reporting a problem.",
+          schema: { type: "string", pattern: "^[A-Za-z0-9._-]{1,128}$" }
+        }
+      },
       securitySchemes: {
         bearerAuth: {
           type: "http",

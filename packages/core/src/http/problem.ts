@@ -25,7 +25,8 @@ export const PROBLEM_CODE_STATUS = {
   // Refusals Node makes before a request exists (answered by @accord/node).
   bad_request: 400,
   request_timeout: 408,
-  headers_too_large: 431
+  headers_too_large: 431,
+  expectation_failed: 417
 } as const
 
 export type ProblemCode = keyof typeof PROBLEM_CODE_STATUS
@@ -55,6 +56,7 @@ export const REASON_PHRASES: Readonly<Record<number, string>> = {
   413: "Content Too Large",
   414: "URI Too Long",
   415: "Unsupported Media Type",
+  417: "Expectation Failed",
   429: "Too Many Requests",
   431: "Request Header Fields Too Large",
   500: "Internal Server Error",
@@ -122,6 +124,11 @@ export const problems = {
     status: 431,
     code: "headers_too_large",
     detail: "The request line and headers are larger than the server accepts."
+  }),
+  expectationFailed: (): Problem => ({
+    status: 417,
+    code: "expectation_failed",
+    detail: "The server meets no expectation but 100-continue."
   }),
   chunkExtensionsTooLarge: (): Problem => ({
     status: 413,

@@ -24,6 +24,12 @@ export type CallerOf<A extends Access> = A extends "public" ? undefined : A exte
 
 export type DomainErrorTag = DomainError["_tag"]
 
+/**
+ * The area an operation belongs to: the OpenAPI document's tags, one section each on the API reference page (their
+ * descriptions are in openapi.ts). The first path segment for the three SPEC areas; `service` for health.
+ */
+export type OperationTag = "plans" | "users" | "payments" | "service"
+
 /** A JSON body an operation reads: the Schema it is decoded with (a client sends its Encoded side) and whether it may be absent. */
 export interface BodySpec<S extends Schema.Decoder<unknown> = Schema.Decoder<unknown>> {
   readonly schema: S
@@ -62,7 +68,12 @@ export interface OperationSpec<
   readonly method: M
   /** Relative to the mount prefix, as docs/api.md ("Routes") writes it; `{name}` is a path parameter. */
   readonly path: Path
+  /** One line, the OpenAPI `summary`. */
   readonly summary: string
+  /** What a caller needs to know beyond the summary (OpenAPI `description`, CommonMark); docs/api.md is the contract. */
+  readonly description: string
+  /** Its area: one OpenAPI tag. */
+  readonly tag: OperationTag
   readonly access: A
   /** The JSON body and the Schema it is decoded with; absent: the operation reads no body. */
   readonly body?: B
@@ -87,6 +98,8 @@ export interface Operation {
   /** Relative to the mount prefix, with `{name}` for a path parameter. */
   readonly path: string
   readonly summary: string
+  readonly description: string
+  readonly tag: OperationTag
   readonly access: Access
   /** Undefined when the operation reads no body. */
   readonly body: BodySpec | undefined
@@ -142,6 +155,8 @@ export const defineOperation = <
   method: spec.method,
   path: spec.path,
   summary: spec.summary,
+  description: spec.description,
+  tag: spec.tag,
   access: spec.access,
   // Absent in the spec means absent in the type too (B and P default to undefined).
   body: spec.body as B,
@@ -187,6 +202,9 @@ export const operations = keyedByOperationId({
     method: "POST",
     path: "/plans/v1/subscription-plans/public/",
     summary: "Create a public subscription plan entry",
+    description:
+      "Records a sign-up: `email` and `password`, both required, no other field. The email is trimmed and stored with its domain lower-cased; the password (8 to 128 characters) is stored only as a salted scrypt hash and is never returned (the response shows `********`). An email that already has an entry gets the same 201 and changes nothing. Any valid credential may call it, a user's or an application's. When the store is unreachable or password hashing is saturated, the answer is 503 with `Retry-After`.",
+    tag: "plans",
     access: "anyCredential",
     body: { schema: PlanEntryBody, required: true },
     success: { status: 201, schema: PlanEntryView },
@@ -202,6 +220,9 @@ export const operations = keyedByOperationId({
     method: "GET",
     path: "/users/v1/preferences/language/",
     summary: "Read the user's language preferences",
+    description:
+      "The caller's preferences record; the first read creates it with the defaults (`language` `en`, `timezone` 0, `mfa_enabled` false). Needs a user credential (an application's is 403).",
+    tag: "users",
     access: "user",
     success: { status: 200, schema: PreferencesView },
     errors: ["Unavailable"],
@@ -212,6 +233,9 @@ export const operations = keyedByOperationId({
     method: "PUT",
     path: "/users/v1/preferences/language/",
     summary: "Update the user's language preferences (merge)",
+    description:
+      "Sets each field the body has and keeps the others (`{}` changes nothing and returns the record). `language` is a BCP 47 tag, stored canonicalised (`EN-us` becomes `en-US`); `timezone` is minutes east of UTC, -720 to 840 in steps of 15; `mfa_enabled` is a JSON boolean. `id`, `created_at` and `updated_at` may be sent back as read and are ignored; any other field is 400. `updated_at` moves only when a value changes. Needs a user credential.",
+    tag: "users",
     access: "user",
     body: { schema: PreferencesPatchBody, required: true },
     success: { status: 200, schema: PreferencesView },
@@ -223,6 +247,9 @@ export const operations = keyedByOperationId({
     method: "GET",
     path: "/payments/v1/payment-methods/",
     summary: "List the user's payment methods, ordered by id",
+    description:
+      'Every payment method of the caller, as `{"data": [...]}`, ordered by id in code-point order; at most one has `is_default: true`. Needs a user credential.',
+    tag: "payments",
     access: "user",
     success: { status: 200, schema: PaymentMethodList },
     errors: ["Unavailable"],
@@ -233,6 +260,9 @@ export const operations = keyedByOperationId({
     method: "PUT",
     path: "/payments/v1/payment-methods/{id}/",
     summary: "Set one of the user's payment methods as the default",
+    description:
+      'Makes the method `{id}` the caller\'s default and the previous default (if any) not, atomically: a user never has two defaults. The body is optional: none, `{}` or `{"is_default": true}` (`false` is 400). An id that does not exist, belongs to another user or is not 1 to 100 characters of `[A-Za-z0-9_-]` is 404. Repeating it changes nothing and returns the same method. Needs a user credential.',
+    tag: "payments",
     access: "user",
     // The body only confirms the operation (`{}` or `{"is_default": true}`); the id says which method.
     body: { schema: SetDefaultBody, required: false },
@@ -246,6 +276,9 @@ export const operations = keyedByOperationId({
     method: "GET",
     path: "/health",
     summary: "Liveness of the service and its store",
+    description:
+      '`{"status": "ok"}` when the service can reach its store, else 503 with `Retry-After`. Needs no credential and ignores one sent; meant for load balancers and orchestrators.',
+    tag: "service",
     access: "public",
     success: { status: 200, schema: HealthView },
     errors: ["Unavailable"],

@@ -22,6 +22,11 @@ export type BodyReadResult =
   | { readonly _tag: "TooLarge" }
   /** The client went away or the stream broke; nothing will be answered to it. */
   | { readonly _tag: "Aborted" }
+  /**
+   * The body did not arrive within the request timeout: the server has already answered 408 and closed the
+   * connection; the handler's answer is only logged (docs/api.md, "Decisions where the contract is silent").
+   */
+  | { readonly _tag: "TimedOut" }
 
 /**
  * A transport-neutral request. Adapters fill it from their framework without interpreting anything: header names
@@ -59,6 +64,17 @@ export interface RequestLog {
   readonly durationMs: number
 }
 
+/**
+ * A request a standalone server refused before the handler ran (malformed HTTP, headers too large, a timeout, an
+ * expectation it cannot meet, a missing Host): one log line each, like `RequestLog` (docs/api.md, "Errors").
+ */
+export interface ClientErrorLog {
+  readonly requestId: string
+  /** Undefined when Node could not parse a request line. */
+  readonly method: string | undefined
+  readonly status: number
+}
+
 export interface HttpHandlerOptions {
   readonly runtime: AccordRuntime
   /** Mount prefix, default `/api`. Paths outside it are 404 problems. */
@@ -79,6 +95,11 @@ export interface HttpHandlerOptions {
 export interface StaticAsset {
   readonly contentType: string
   readonly body: Uint8Array
+  /**
+   * The file's `Cache-Control`, default `no-store` like every other response: a file whose URL carries its version
+   * may say `public, max-age=31536000, immutable` (docs/api.md, "Headers on every response").
+   */
+  readonly cacheControl?: string
 }
 
 /** Files of the API reference UI, by file name relative to `{prefix}/docs/`. */
@@ -106,6 +127,13 @@ export interface StandaloneServerOptions extends HttpHandlerOptions {
    * server never writes it to stderr itself (docs/SECURITY.md, "Every log line is JSON").
    */
   readonly onConnectionError?: (error: unknown) => void
+  /** Every refusal the server answers itself, before the handler (docs/SECURITY.md, "Every refusal is logged"). */
+  readonly onClientError?: (log: ClientErrorLog) => void
+  /**
+   * Most connections open at once, default 0 (no cap); past it a new connection is closed at once. Keep it below
+   * the process's file descriptor limit (docs/SECURITY.md, "Clients that never read their answers").
+   */
+  readonly maxConnections?: number
 }
 
 /** A listening server. `close()` drains: stops accepting, answers what it accepted, then closes connections. */

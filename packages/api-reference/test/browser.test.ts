@@ -1,0 +1,113 @@
+import { startFastifyServer } from "@accord/adapter-fastify"
+import { loadApiReference } from "@accord/api-reference"
+import { Seed, StoreAdmin, type RunningServer } from "@accord/core"
+import { ScryptPasswordHasherLive, testScryptCost } from "@accord/node"
+import { MemoryStoreLive } from "@accord/store-memory"
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { Effect, Layer, ManagedRuntime, Schema } from "effect"
+import { randomBytes } from "node:crypto"
+import { existsSync } from "node:fs"
+import { chromium, type Browser } from "playwright-core"
+
+// Debian's Chromium (`apt-get install chromium`; .ci/run installs it). ACCORD_CHROMIUM points elsewhere, or at a
+// missing file to see the skip.
+const chromiumPath = process.env["ACCORD_CHROMIUM"] ?? "/usr/bin/chromium"
+const skipReason = existsSync(chromiumPath) ? undefined : `skipped: ${chromiumPath} is missing`
+
+// This machine's network is closed: without these Chromium keeps trying to reach Google's services (updates, sync,
+// QUIC probes) and its start slows down. `launch` gives every run a fresh temporary profile (user-data dir).
+const CHROMIUM_ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync"
+]
+
+const token = `browser-${randomBytes(12).toString("hex")}`
+
+describe.skipIf(skipReason !== undefined)(
+  skipReason === undefined ? "API reference page in Chromium" : `API reference page in Chromium (${skipReason})`,
+  () => {
+    const runtime = ManagedRuntime.make(Layer.mergeAll(MemoryStoreLive, ScryptPasswordHasherLive(testScryptCost)))
+    let server: RunningServer | undefined
+    let browser: Browser | undefined
+
+    beforeAll(async () => {
+      const seed = Schema.decodeUnknownSync(Seed)({ users: [{ id: "u_browser", token }] })
+      await runtime.runPromise(Effect.flatMap(StoreAdmin, (admin) => admin.loadSeed(seed)))
+      server = await startFastifyServer({ host: "127.0.0.1", port: 0, runtime, docs: loadApiReference() })
+      browser = await chromium.launch({ executablePath: chromiumPath, args: CHROMIUM_ARGS })
+    })
+
+    afterAll(async () => {
+      await browser?.close()
+      await server?.close()
+      await runtime.dispose()
+    })
+
+    it("authorizes with a user's token and sets the language from 'Try it out', no request of the page failing", async () => {
+      if (server === undefined || browser === undefined) throw new Error("the server or the browser did not start")
+      const origin = new URL(server.url).origin
+      const page = await browser.newPage()
+      // Every request of the page to the server, with what became of it (a status, or why it failed).
+      const outcomes: Array<string> = []
+      page.on("response", (response) => outcomes.push(`${response.status()} ${response.url()}`))
+      page.on("requestfailed", (request) =>
+        outcomes.push(`failed ${request.url()}: ${request.failure()?.errorText ?? "unknown"}`)
+      )
+      const errors: Array<string> = []
+      page.on("pageerror", (error) => errors.push(error.message))
+      try {
+        await page.goto(`${server.url}/api/docs`, { waitUntil: "load" })
+
+        // swagger-ui's Authorize dialog: the bearer scheme's value field, Authorize, then Close.
+        await page.locator(".auth-wrapper button.authorize").click()
+        const dialog = page.locator(".modal-ux")
+        await dialog.locator("input").first().fill(token)
+        await dialog.locator("button.authorize").click()
+        await dialog.locator("button.btn-done").click()
+
+        const operation = page.locator(".opblock-put", { hasText: "/users/v1/preferences/language/" })
+        await operation.locator(".opblock-summary").first().click()
+        await operation.locator("button.try-out__btn").click()
+        await operation.locator("textarea.body-param__text").fill('{"language": "pt-BR"}')
+        await operation.locator("button.execute").click()
+
+        const live = operation.locator(".live-responses-table")
+        await expect.poll(() => live.locator("tbody .response-col_status").first().textContent()).toContain("200")
+        expect(await live.locator("tbody .response-col_description").first().textContent()).toContain(
+          '"language": "pt-BR"'
+        )
+        // The browser sent the token swagger-ui was given.
+        expect(await operation.locator(".curl-command").textContent()).toContain(`Bearer ${token}`)
+
+        // The page's icon is one of its resources: the browser asks for it (on its own time) and it must be there.
+        await expect.poll(() => outcomes.some((outcome) => outcome.includes("/api/docs/favicon.svg"))).toBe(true)
+        const ownResources = outcomes.filter((outcome) => outcome.includes(origin))
+        expect(ownResources.filter((outcome) => !/^[23]\d\d /.test(outcome))).toEqual([])
+        for (const file of [
+          "docs",
+          "docs/init.js",
+          "docs/favicon.svg",
+          "openapi.json",
+          "users/v1/preferences/language/"
+        ]) {
+          expect(ownResources, file).toContainEqual(
+            expect.stringMatching(new RegExp(`^200 ${origin}/api/${file}(\\?|$)`))
+          )
+        }
+        expect(
+          outcomes.filter((outcome) => !outcome.includes(origin)),
+          "requests to another origin"
+        ).toEqual([])
+        expect(errors, "errors thrown in the page").toEqual([])
+      } finally {
+        await page.close()
+      }
+    })
+  }
+)

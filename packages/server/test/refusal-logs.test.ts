@@ -37,7 +37,10 @@ describe.each(["koa", "fastify", "express", "fetch"] as const)("refusals Node ma
     expect(malformed).toMatch(/^HTTP\/1\.1 400 /)
     const tooLarge = await rawExchange(url, `GET /api/health HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(4096)}\r\n\r\n`)
     expect(tooLarge).toMatch(/^HTTP\/1\.1 431 /)
-    await new Promise((resolve) => setTimeout(resolve, 100))
+    // The child's stderr arrives on its own schedule: wait (up to 5 s) for the two lines rather than a fixed time.
+    for (let waited = 0; requestLines(cli).length < before + 2 && waited < 5000; waited += 50) {
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
     const logged = requestLines(cli).slice(before)
     expect(logged.map((line) => line["status"])).toEqual([400, 431])
     for (const line of logged) expect(line).toMatchObject({ route: null, method: null, durationMs: null })

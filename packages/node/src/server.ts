@@ -147,7 +147,7 @@ export const guardServer = (server: Server, options: StandaloneServerOptions): S
   if (options.maxConnections !== undefined && options.maxConnections > 0) server.maxConnections = options.maxConnections
   const requestTimeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS
   const stallLimitMs = requestTimeout > 0 ? requestTimeout : DEFAULT_REQUEST_TIMEOUT_MS
-  // Dispatched as any request (so that the drain sees it); the guard answers what is not 100-continue.
+  // Dispatched like every other request (so that the drain sees it); the guard answers what is not 100-continue.
   const dispatch = (request: IncomingMessage, response: ServerResponse): void =>
     void server.emit("request", request, response)
   server.on("checkContinue", dispatch)

@@ -49,6 +49,15 @@ const clientErrorProblems: Readonly<Record<string, () => Problem>> = {
   ERR_HTTP_REQUEST_TIMEOUT: problems.requestTimeout
 }
 
+/** The headers of a problem answered before the handler, in the handler's order (docs/api.md, "Headers on every response"). */
+const problemHeaders = (requestId: string, body: string): Record<string, string> => ({
+  "content-type": PROBLEM_CONTENT_TYPE,
+  "cache-control": "no-store",
+  "x-content-type-options": "nosniff",
+  "x-request-id": requestId,
+  "content-length": String(Buffer.byteLength(body))
+})
+
 /**
  * The whole response to a client error, as the handler would write it: the problem body and the common headers (no
  * request was read, so the request id is always a new one), then Date and `Connection: close` as Node adds them.
@@ -57,11 +66,7 @@ export const clientErrorResponse = (problem: Problem, requestId: string = crypto
   const body = problemBody(problem)
   return [
     `HTTP/1.1 ${problem.status} ${REASON_PHRASES[problem.status] ?? ""}`,
-    `content-type: ${PROBLEM_CONTENT_TYPE}`,
-    "cache-control: no-store",
-    "x-content-type-options: nosniff",
-    `x-request-id: ${requestId}`,
-    `content-length: ${Buffer.byteLength(body)}`,
+    ...Object.entries(problemHeaders(requestId, body)).map(([name, value]) => `${name}: ${value}`),
     `Date: ${new Date().toUTCString()}`,
     "Connection: close",
     "",
@@ -115,13 +120,7 @@ const refuse = (
   const requestId = crypto.randomUUID()
   // The body (if any) is left unread: the connection must not be reused.
   response.shouldKeepAlive = false
-  response.writeHead(problem.status, {
-    "content-type": PROBLEM_CONTENT_TYPE,
-    "cache-control": "no-store",
-    "x-content-type-options": "nosniff",
-    "x-request-id": requestId,
-    "content-length": String(Buffer.byteLength(body))
-  })
+  response.writeHead(problem.status, problemHeaders(requestId, body))
   response.end(request.method === "HEAD" ? undefined : body)
   onClientError?.({ requestId, method: request.method, status: problem.status })
 }

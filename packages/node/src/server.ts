@@ -109,6 +109,38 @@ export const answerClientError = (
  */
 export const MAX_UNANSWERED_PER_CONNECTION = 64
 
+/** What Node's HTTP parser calls with each request's headers (an internal of node:http, stable since Node 0.x). */
+interface ParserWithIncoming {
+  onIncoming?: (request: IncomingMessage, keepAlive: boolean) => number
+}
+
+/**
+ * llhttp's answer to a message's headers meaning "no body, and stop parsing this read" (HPE_PAUSED_UPGRADE, which
+ * Node treats as success): the rest of what the client sent in that read is dropped, unparsed.
+ */
+const STOP_PARSING = 2
+
+/**
+ * Node parses a whole read (up to 64 KiB, ~1,400 pipelined GETs) before anything is answered, and every request past
+ * the limit would still get its objects and, once the connection is closed, an error with a stack trace: 100 such
+ * connections stalled the event loop for seconds. The parser's per-request callback is wrapped instead, so the first
+ * request past the limit closes the connection and nothing after it in the read is parsed (docs/SECURITY.md, "Clients
+ * that never read their answers"). Without the internals (another runtime), the guard's own count still closes it.
+ */
+const stopParsingPastLimit = (socket: Socket, unansweredOn: () => number): void => {
+  const parser = (socket as Socket & { parser?: ParserWithIncoming | null }).parser
+  const onIncoming = parser?.onIncoming
+  if (parser === undefined || parser === null || onIncoming === undefined) return
+  parser.onIncoming = (request, keepAlive) => {
+    if (socket.destroyed) return STOP_PARSING
+    if (unansweredOn() >= MAX_UNANSWERED_PER_CONNECTION) {
+      socket.destroy()
+      return STOP_PARSING
+    }
+    return onIncoming(request, keepAlive)
+  }
+}
+
 /** The answer to a request the guard refuses before the handler: the core's problem and common headers, then close. */
 const refuse = (
   request: IncomingMessage,
@@ -133,13 +165,13 @@ export interface ServerGuard {
 }
 
 /**
- * What every standalone server does before the framework sees a request (docs/SECURITY.md, items 16 and 17; connections that never read their answers: issue 15, not done):
+ * What every standalone server does before the framework sees a request (docs/SECURITY.md, items 16, 17 and 18):
  * - `Expect: 100-continue` is dispatched at once, with no `100 Continue`: the bridge sends it when the core reads the
  *   body (`continueIfExpected`); any other expectation is 417 `expectation_failed`, a request without Host 400.
  * - Node's own refusals (`answerClientError`) and the guard's are logged through `onClientError`.
- * - A connection with more than `MAX_UNANSWERED_PER_CONNECTION` unanswered requests is closed; one whose answers the
- *   client has not read for the request timeout (its output is stuck: `writableNeedDrain`) is closed too; at most
- *   `maxConnections` connections are open.
+ * - A connection with more than `MAX_UNANSWERED_PER_CONNECTION` unanswered requests is closed, and the rest of its
+ *   read left unparsed (`stopParsingPastLimit`); one whose answers the client has not read for the request timeout
+ *   (its output is stuck: `writableNeedDrain`) is closed too; at most `maxConnections` connections are open.
  */
 export const guardServer = (server: Server, options: StandaloneServerOptions): ServerGuard => {
   const onClientError = options.onClientError
@@ -153,6 +185,7 @@ export const guardServer = (server: Server, options: StandaloneServerOptions): S
   server.on("checkExpectation", dispatch)
   const unanswered = new WeakMap<Socket, number>()
   const stalled = new WeakMap<Socket, NodeJS.Timeout>()
+  server.on("connection", (socket: Socket) => stopParsingPastLimit(socket, () => unanswered.get(socket) ?? 0))
   /** After each answer: a socket whose output no longer drains gets the request timeout to resume reading. */
   const watchOutput = (socket: Socket): void => {
     if (socket.destroyed || !socket.writableNeedDrain || stalled.has(socket)) return
@@ -170,6 +203,7 @@ export const guardServer = (server: Server, options: StandaloneServerOptions): S
       // The rest of a flood already parsed from a connection the guard closed: nobody is there to answer.
       if (socket.destroyed) return
       const count = (unanswered.get(socket) ?? 0) + 1
+      // Where Node's parser could not be wrapped (stopParsingPastLimit), the same limit, one request later.
       if (count > MAX_UNANSWERED_PER_CONNECTION) {
         socket.destroy()
         return

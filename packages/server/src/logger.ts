@@ -53,12 +53,13 @@ export const flushLogger = (logger: Logger): Promise<void> =>
 /** The handler's hooks, wired to the logger: one line per answered request, every 500 with its request id. */
 export const requestLogging = (logger: Logger): Pick<HttpHandlerOptions, "onResponse" | "onInternalError"> => ({
   onResponse: (log: RequestLog) => {
-    // `route` is null rather than absent when nothing matched, so every line has the same keys. The path itself is
-    // not logged: clients put credentials in paths too (docs/SECURITY.md, "No password or token in logs").
+    // Every line has the same keys: `route` null when nothing matched, `path` (masked: docs/SECURITY.md, item 16)
+    // only then.
     const line = {
       requestId: log.requestId,
       method: log.method,
       route: log.route ?? null,
+      path: log.path ?? null,
       status: log.status,
       durationMs: log.durationMs
     }
@@ -81,6 +82,7 @@ export const clientErrorLogging = (logger: Logger): Pick<StandaloneServerOptions
         requestId: log.requestId,
         method: log.method ?? null,
         route: null,
+        path: null,
         status: log.status,
         durationMs: null
       },

@@ -1,6 +1,6 @@
 import { connect } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { buildServer, spawnCli, type Cli } from "./cli-helpers.js"
+import { buildServer, makeTempDir, spawnCli, testSeed, USER_TOKEN, type Cli } from "./cli-helpers.js"
 
 beforeAll(buildServer, 120_000)
 
@@ -22,13 +22,65 @@ const requestLines = (cli: Cli) => cli.logLines().filter((line) => line["msg"] =
 describe.each(["koa", "fastify", "express", "fetch"] as const)("refusals Node makes, --adapter %s", (adapter) => {
   let cli: Cli
   let url = ""
+  const temp = makeTempDir()
   beforeAll(async () => {
-    cli = spawnCli(["--adapter", adapter, "--port", "0", "--max-header-size", "2048"])
+    const seedFile = await (await temp).write("seed.json", testSeed)
+    cli = spawnCli([
+      ...["--adapter", adapter, "--port", "0", "--max-header-size", "2048", "--seed", seedFile],
+      ...["--request-timeout-ms", "1500", "--headers-timeout-ms", "500"]
+    ])
     url = await cli.listening
   })
   afterAll(async () => {
     cli.child.kill("SIGTERM")
     await cli.exited
+    await (await temp).cleanup()
+  })
+
+  /** Waits (up to 5 s: the child's stderr arrives on its own schedule) for `count` request lines after `before`. */
+  const linesAfter = async (before: number, count: number) => {
+    for (let waited = 0; requestLines(cli).length < before + count && waited < 5000; waited += 50) {
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    return requestLines(cli).slice(before)
+  }
+
+  it("logs a 408 for headers that never finish, and a 408 (not 400) with its route for a body cut by the timeout", async () => {
+    const before = requestLines(cli).length
+    const headersStalled = await rawExchange(url, "GET /api/health HTTP/1.1\r\nHost: x\r\nX-Slow: ")
+    expect(headersStalled).toMatch(/^HTTP\/1\.1 408 /)
+    const bodyStalled = await rawExchange(
+      url,
+      "PUT /api/users/v1/preferences/language/ HTTP/1.1\r\nHost: x\r\n" +
+        `Authorization: Bearer ${USER_TOKEN}\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n{"lang`
+    )
+    expect(bodyStalled).toMatch(/^HTTP\/1\.1 408 /)
+    const logged = await linesAfter(before, 2)
+    expect(logged.map((line) => line["status"])).toEqual([408, 408])
+    expect(logged[0]).toMatchObject({ method: null, route: null, path: null })
+    expect(logged[1]).toMatchObject({ method: "PUT", route: "/api/users/v1/preferences/language/", path: null })
+  })
+
+  it("logs the path of a request no route matched: escaped, capped, a long unknown segment masked", async () => {
+    const before = requestLines(cli).length
+    const probes = [
+      "/.env",
+      "/api/plans/v1/subscription-plans/private/",
+      `/api/nope/${USER_TOKEN}/wp-login.php`,
+      "/caf%C3%A9/%0A",
+      `/${"a/".repeat(200)}`
+    ]
+    for (const path of probes) expect((await fetch(url + path)).status).toBe(404)
+    const logged = await linesAfter(before, probes.length)
+    expect(logged.map((line) => line["path"])).toEqual([
+      "/.env",
+      "/api/plans/v1/subscription-plans/private/",
+      "/api/nope/[masked]/wp-login.php",
+      "/caf%C3%A9/%0A",
+      `/${"a/".repeat(127)}...`
+    ])
+    for (const line of logged) expect(line).toMatchObject({ method: "GET", route: null, status: 404 })
+    expect(cli.stderr()).not.toContain(USER_TOKEN)
   })
 
   it("logs a 400 for malformed HTTP and a 431 for headers too large, one line each", async () => {

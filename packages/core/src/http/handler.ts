@@ -5,6 +5,7 @@ import type { Principal } from "../domain/principal.js"
 import { Authenticator } from "../ports/authenticator.js"
 import { readCredential } from "./authorization.js"
 import { isJsonObject, readJson } from "./json-body.js"
+import { loggedPath } from "./logged-path.js"
 import { isJsonMediaType } from "./media-type.js"
 import { makeOpenApiDocument } from "./openapi.js"
 import { PROBLEM_CONTENT_TYPE, problemBody, problemOf, problems, type Problem } from "./problem.js"
@@ -100,6 +101,9 @@ export const makeHttpHandler = (options: HttpHandlerOptions): HttpHandler => {
   const rateLimit = options.rateLimit === undefined ? undefined : makeRateLimiter(options.rateLimit)
   const runtime = options.runtime
   const route = compileRoutes(options)
+  const knownSegments = new Set(
+    [prefix, ...apiRoutes.map((api) => api.path), "/openapi.json", "/docs"].flatMap((path) => path.split("/"))
+  )
 
   /**
    * The order of checks (docs/api.md, "Errors": order of checks), one early return each: routing (414, 404, OPTIONS, 405)
@@ -261,6 +265,7 @@ export const makeHttpHandler = (options: HttpHandlerOptions): HttpHandler => {
         requestId,
         method: request.method,
         route: answer.template,
+        path: answer.template === undefined ? loggedPath(request.path, knownSegments) : undefined,
         status: answer.response.status,
         durationMs: performance.now() - started
       })

@@ -60,6 +60,11 @@ export interface RequestLog {
   readonly method: string
   /** The route template (e.g. `/api/payments/v1/payment-methods/{id}/`), or undefined when no route matched. */
   readonly route: string | undefined
+  /**
+   * When no route matched, the path as a log may carry it (capped, escaped, long unknown segments masked: docs/SECURITY.md, item 16);
+   * undefined otherwise (the route says it).
+   */
+  readonly path: string | undefined
   readonly status: number
   readonly durationMs: number
 }

@@ -81,3 +81,64 @@ describe.skipIf(!hasProc)(
     })
   }
 )
+
+/** Resolves with every byte a connection gets until it closes, reading only from `afterMs` on. */
+const readAfter = (socket: Socket, afterMs: number): Promise<number> =>
+  new Promise((resolve) => {
+    let received = 0
+    socket.on("data", (chunk: Buffer) => (received += chunk.length))
+    socket.once("close", () => resolve(received))
+    setTimeout(() => socket.resume(), afterMs)
+  })
+
+describe.each(["koa", "fastify", "express", "fetch"] as const)("connection limits, --adapter %s", (adapter) => {
+  let cli: Cli
+  let url = ""
+  beforeAll(async () => {
+    cli = spawnCli([
+      ...["--adapter", adapter, "--port", "0", "--log-level", "warn"],
+      ...["--max-connections", "4", "--request-timeout-ms", "1000", "--headers-timeout-ms", "1000"]
+    ])
+    url = await cli.listening
+  })
+  afterAll(async () => {
+    cli.child.kill("SIGTERM")
+    await cli.exited
+  })
+
+  it("closes a connection whose answers the client stops reading once the request timeout has passed", async () => {
+    // Ten copies of the docs bundle (1.7 MB each) fill the kernel's buffers: the server's output stops draining.
+    const bundle = "GET /api/docs/swagger-ui-bundle.js HTTP/1.1\r\nHost: slow\r\n\r\n"
+    const socket = openNonReader(url, bundle.repeat(10))
+    const bundleBytes = Number((await fetch(`${url}/api/docs/swagger-ui-bundle.js`)).headers.get("content-length"))
+    // Read only after three request timeouts: by then the server has closed it, having sent what the buffers took.
+    const received = await readAfter(socket, 3000)
+    expect(received).toBeLessThan(bundleBytes * 10)
+  })
+
+  it("--max-connections: a connection past the cap is closed at once, and served again once one closes", async () => {
+    const idle = await Promise.all(
+      Array.from(
+        { length: 4 },
+        () =>
+          new Promise<Socket>((resolve) => {
+            const { hostname, port } = new URL(url)
+            const socket = connect({ host: hostname, port: Number(port) }, () => resolve(socket))
+            socket.on("error", () => undefined)
+          })
+      )
+    )
+    await expect(fetch(`${url}/api/health`, { headers: { connection: "close" } })).rejects.toThrow()
+    for (const socket of idle) socket.destroy()
+    // The server sees the closes on its own schedule.
+    let status = 0
+    for (let attempt = 0; attempt < 50 && status !== 200; attempt++) {
+      status = await fetch(`${url}/api/health`, { headers: { connection: "close" } }).then(
+        (response) => response.status,
+        () => 0
+      )
+      if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    expect(status).toBe(200)
+  })
+})

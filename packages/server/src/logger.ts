@@ -1,4 +1,5 @@
 import { pino, type DestinationStream, type Logger } from "pino"
+import sonicBoom from "sonic-boom"
 import type { ClientErrorLog, HttpHandlerOptions, RequestLog, StandaloneServerOptions } from "@accord/core"
 import type { LogLevel } from "./config.js"
 
@@ -22,14 +23,26 @@ export const redactPaths: ReadonlyArray<string> = [
   "*.*.password"
 ]
 
+/** Log bytes held while stderr is slow; past it, lines are dropped rather than memory grown. */
+const MAX_BUFFERED_LOG_BYTES = 16 * 1024 * 1024
+
+/**
+ * stderr, written asynchronously. Not `pino.destination()`: its exit hook flushes synchronously and, when nobody
+ * reads stderr any more (EPIPE), retries the write forever (sonic-boom 4), so the process never exits whatever the
+ * signal. Every exit flushes first instead (`flushLogger`, with a time limit); a failed write only loses its lines.
+ */
+const stderrDestination = (): DestinationStream => {
+  // minLength 1 writes each line at once, as 0 would, but makes `flush(cb)` wait for the writes (0 calls back at once).
+  const destination = new sonicBoom.SonicBoom({ fd: 2, sync: false, minLength: 1, maxLength: MAX_BUFFERED_LOG_BYTES })
+  destination.on("error", () => undefined)
+  return destination
+}
+
 /**
  * JSON lines on stderr, so stdout carries only the "listening on" line. The destination buffers (async writes);
  * `flushLogger` empties it before the process exits.
  */
-export const createLogger = (
-  level: LogLevel,
-  destination: DestinationStream = pino.destination({ dest: 2, sync: false })
-): Logger =>
+export const createLogger = (level: LogLevel, destination: DestinationStream = stderrDestination()): Logger =>
   pino(
     {
       name: "accord",
@@ -40,13 +53,24 @@ export const createLogger = (
     destination
   )
 
-/** Writes what is buffered; resolves at once when the destination has nothing pending or cannot flush. */
+/** How long an exit waits for the log to be written: a stderr nobody reads any more never calls back. */
+const FLUSH_LIMIT_MS = 1000
+
+/**
+ * Writes what is buffered; resolves at once when the destination has nothing pending or cannot flush, and after
+ * `FLUSH_LIMIT_MS` at the latest (a closed pipe on stderr must not keep the process from exiting).
+ */
 export const flushLogger = (logger: Logger): Promise<void> =>
   new Promise((resolve) => {
-    try {
-      logger.flush(() => resolve())
-    } catch {
+    const limit = setTimeout(resolve, FLUSH_LIMIT_MS)
+    const done = () => {
+      clearTimeout(limit)
       resolve()
+    }
+    try {
+      logger.flush(done)
+    } catch {
+      done()
     }
   })
 

@@ -154,3 +154,24 @@ describe.each(["fastify", "koa", "express", "fetch"] as const)(
     }, 60_000)
   }
 )
+
+describe("a stderr nobody reads any more", () => {
+  it("still drains and exits 0 on SIGTERM (the log's exit flush gives up on a closed pipe)", async () => {
+    const cli = spawnCli(["--port", "0"])
+    try {
+      const url = await cli.listening
+      expect((await fetch(`${url}/api/health`)).status).toBe(200)
+      // What a supervisor whose log reader died leaves behind: both pipes closed on the reading side.
+      cli.child.stdout?.destroy()
+      cli.child.stderr?.destroy()
+      cli.child.kill("SIGTERM")
+      const exited = await Promise.race([
+        cli.exited,
+        new Promise<"still running">((resolve) => setTimeout(() => resolve("still running"), 10_000))
+      ])
+      expect(exited).toEqual({ code: 0, signal: null })
+    } finally {
+      if (cli.child.exitCode === null && cli.child.signalCode === null) cli.child.kill("SIGKILL")
+    }
+  })
+})

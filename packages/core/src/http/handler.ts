@@ -100,6 +100,7 @@ export const makeHttpHandler = (options: HttpHandlerOptions): HttpHandler => {
   const rateLimit = options.rateLimit === undefined ? undefined : makeRateLimiter(options.rateLimit)
   const runtime = options.runtime
   const route = compileRoutes(options)
+  const onRequest = options.onRequest
 
   /**
    * The order of checks (docs/api.md, "Errors": order of checks), one early return each: routing (414, 404, OPTIONS, 405)
@@ -266,8 +267,9 @@ export const makeHttpHandler = (options: HttpHandlerOptions): HttpHandler => {
       })
       return answer.response
     }
-    // Only a host's own callback (onResponse, onInternalError) throwing makes the promise reject.
+    // Only a host's own callback (onRequest, onResponse, onInternalError) throwing makes the promise reject.
     try {
+      onRequest?.()
       let pending: Answer | Promise<Answer>
       try {
         pending = handle(request, respond)

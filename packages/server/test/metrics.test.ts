@@ -230,18 +230,23 @@ describe("the CLI with --metrics-port", () => {
 
   it("logs the metrics URL in its listening line, serves the metrics there, and exits 0 on SIGTERM", async () => {
     const cli = spawnCli(["--port", "0", "--seed", seedFile], { METRICS_PORT: "0" })
-    const url = await cli.listening
-    await cli.logged("listening")
-    const listening = cli.logLines().find((line) => line["msg"] === "listening")
-    const metricsUrl = listening?.["metricsUrl"]
-    if (typeof metricsUrl !== "string") throw new Error(`no metricsUrl in ${JSON.stringify(listening)}`)
-    expect(metricsUrl).toMatch(/^http:\/\/127\.0\.0\.1:[1-9][0-9]*$/)
-    expect((await fetch(`${url}/api/health`)).status).toBe(200)
-    const { metrics } = await scrape(metricsUrl)
-    expect(samples(metrics, "accord_http_requests_total")).toEqual([
-      { labels: { method: "GET", route: "/api/health", status: "200" }, value: 1 }
-    ])
-    expect(await stopped(cli)).toEqual({ code: 0, signal: null })
+    try {
+      const url = await cli.listening
+      await cli.logged("listening")
+      const listening = cli.logLines().find((line) => line["msg"] === "listening")
+      const metricsUrl = listening?.["metricsUrl"]
+      if (typeof metricsUrl !== "string") throw new Error(`no metricsUrl in ${JSON.stringify(listening)}`)
+      expect(metricsUrl).toMatch(/^http:\/\/127\.0\.0\.1:[1-9][0-9]*$/)
+      expect((await fetch(`${url}/api/health`)).status).toBe(200)
+      const { metrics } = await scrape(metricsUrl)
+      expect(samples(metrics, "accord_http_requests_total")).toEqual([
+        { labels: { method: "GET", route: "/api/health", status: "200" }, value: 1 }
+      ])
+      expect(await stopped(cli)).toEqual({ code: 0, signal: null })
+    } finally {
+      // A failed assertion must not leave the process behind.
+      if (cli.child.exitCode === null && cli.child.signalCode === null) cli.child.kill("SIGKILL")
+    }
   })
 })
 

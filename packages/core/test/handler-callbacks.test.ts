@@ -56,4 +56,28 @@ describe("the handler and its host's callbacks", () => {
     expect(() => (logged = throwingLog({ method: "GET", path: "/elsewhere", headers: {} }))).not.toThrow()
     await expect(logged).rejects.toThrow("host log down")
   })
+
+  it("calls onRequest as it takes each request, before its one onResponse, including refusals and 500s", async () => {
+    const calls: Array<string> = []
+    const handler = makeHttpHandler({
+      runtime,
+      onRequest: () => calls.push("request"),
+      onResponse: (log) => calls.push(`response ${log.status}`)
+    })
+    await handler(health)
+    await handler({ method: "GET", path: "/elsewhere", headers: {} })
+    expect(calls).toEqual(["request", "response 500", "request", "response 404"])
+  })
+
+  it("returns a rejected promise, never throws, when onRequest throws", async () => {
+    const throwing = makeHttpHandler({
+      runtime,
+      onRequest: () => {
+        throw new Error("host gauge down")
+      }
+    })
+    let answer: Promise<unknown> | undefined
+    expect(() => (answer = throwing(health))).not.toThrow()
+    await expect(answer).rejects.toThrow("host gauge down")
+  })
 })

@@ -45,6 +45,7 @@ export {
   productionScryptCost,
   ScryptPasswordHasherLive,
   testScryptCost,
+  type ScryptHasherLoad,
   type ScryptHasherOptions
 } from "./scrypt-hasher.js"
 

@@ -12,6 +12,20 @@ export interface ScryptHasherOptions {
   /** Hash requests allowed to wait for a slot; past that the hasher answers Unavailable at once. */
   readonly maxQueued?: number
   readonly retryAfterSeconds?: number
+  /** Called once, as the hasher is made, with a live view of its load (for a host's metrics; docs/operations.md). */
+  readonly observeLoad?: (load: ScryptHasherLoad) => void
+}
+
+/** What a hasher is doing, read at any time: each field is the current count, not a snapshot. */
+export interface ScryptHasherLoad {
+  /** Hashes (or verifications) computing now, at most `maxConcurrent`. */
+  readonly running: number
+  /** Admitted and waiting for a slot, at most `maxQueued`. */
+  readonly waiting: number
+  /** Refused with hashing_saturated (503) since the hasher was made. */
+  readonly rejected: number
+  readonly maxConcurrent: number
+  readonly maxQueued: number
 }
 
 /** Hashes at once by default: libuv's default thread pool has four threads. */
@@ -71,14 +85,38 @@ export const makeScryptHasher = (options: ScryptHasherOptions = {}) =>
       retryAfterSeconds: options.retryAfterSeconds ?? 1
     })
     const slots = yield* Semaphore.make(maxConcurrent)
+    // Admitted: running or waiting for a slot. Counted here because the semaphore does not tell who waits.
     let admitted = 0
+    let running = 0
+    let rejected = 0
+    options.observeLoad?.({
+      get running() {
+        return running
+      },
+      get waiting() {
+        return admitted - running
+      },
+      get rejected() {
+        return rejected
+      },
+      maxConcurrent,
+      maxQueued
+    })
 
     const bounded = <A>(work: Effect.Effect<A, Error>): Effect.Effect<A, Unavailable> =>
       Effect.suspend(() => {
-        if (admitted >= maxConcurrent + maxQueued) return Effect.fail(saturated)
+        if (admitted >= maxConcurrent + maxQueued) {
+          rejected++
+          return Effect.fail(saturated)
+        }
         admitted++
         return slots
-          .withPermits(1)(work)
+          .withPermits(1)(
+            Effect.suspend(() => {
+              running++
+              return work
+            }).pipe(Effect.ensuring(Effect.sync(() => running--)))
+          )
           .pipe(
             Effect.mapError((cause) => new Unavailable({ reason: "hashing_saturated", retryAfterSeconds: 1, cause })),
             Effect.ensuring(Effect.sync(() => admitted--))

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Redacted, Result } from "effect"
+import { Effect, Fiber, Redacted, Result } from "effect"
 import { PasswordHash, PasswordHasher, Unavailable } from "@accord/core"
-import { makeScryptHasher, ScryptPasswordHasherLive, testScryptCost } from "@accord/node"
+import { makeScryptHasher, ScryptPasswordHasherLive, testScryptCost, type ScryptHasherLoad } from "@accord/node"
 
 const secret = Redacted.make("correct horse battery")
 
@@ -69,6 +69,40 @@ describe("scrypt hasher", () => {
         }
       )
       expect(outcomes.map((outcome) => outcome._tag)).toEqual(["Success", "Failure"])
+    })
+  )
+
+  it.live("observeLoad: a live view of the hashes running, waiting and refused, for a host's metrics", () =>
+    Effect.gen(function* () {
+      let load: ScryptHasherLoad | undefined
+      const hasher = yield* makeScryptHasher({
+        N: 2 ** 14,
+        r: 8,
+        p: 1,
+        maxConcurrent: 1,
+        maxQueued: 1,
+        observeLoad: (view) => (load = view)
+      })
+      if (load === undefined) throw new Error("observeLoad was not called as the hasher was made")
+      const view = load
+      const snapshot = () => ({ running: view.running, waiting: view.waiting, rejected: view.rejected })
+      expect(snapshot()).toEqual({ running: 0, waiting: 0, rejected: 0 })
+      expect({ maxConcurrent: view.maxConcurrent, maxQueued: view.maxQueued }).toEqual({
+        maxConcurrent: 1,
+        maxQueued: 1
+      })
+
+      const first = yield* Effect.forkChild(hasher.hash(secret))
+      const second = yield* Effect.forkChild(hasher.hash(secret))
+      // Both fibers start at once (admission is synchronous); a hash at this cost takes tens of milliseconds.
+      yield* Effect.yieldNow
+      expect(snapshot()).toEqual({ running: 1, waiting: 1, rejected: 0 })
+      expect(yield* Effect.result(hasher.hash(secret))).toSatisfy(Result.isFailure)
+      expect(view.rejected).toBe(1)
+
+      yield* Fiber.join(first)
+      yield* Fiber.join(second)
+      expect(snapshot()).toEqual({ running: 0, waiting: 0, rejected: 1 })
     })
   )
 })

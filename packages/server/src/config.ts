@@ -60,6 +60,11 @@ export interface AccordConfig {
   /** Who checks credentials: the store's seeded tokens, or JWTs (then `jwt` holds their settings). */
   readonly auth: "store" | "jwt"
   readonly jwt?: JwtAuthConfig
+  /**
+   * Prometheus metrics on a listener of their own (GET /metrics); off when absent. Meant for a private network:
+   * the host defaults to 127.0.0.1 whatever `host` is (docs/operations.md, "Metrics").
+   */
+  readonly metrics?: { readonly host: string; readonly port: number }
 }
 
 export const defaultConfig: AccordConfig = {
@@ -79,6 +84,9 @@ export const defaultConfig: AccordConfig = {
   hashing: { maxConcurrent: DEFAULT_SCRYPT_MAX_CONCURRENT, maxQueued: DEFAULT_SCRYPT_MAX_QUEUED },
   auth: "store"
 }
+
+/** Where metrics listen unless told: loopback only, since they are for operators, not clients. */
+export const DEFAULT_METRICS_HOST = "127.0.0.1"
 
 export const usage = `Usage: accord [options]
 
@@ -108,6 +116,10 @@ a flag wins over the environment.
                              (RATE_LIMIT_REFILL_PER_SECOND)
   --log-level LEVEL          fatal|error|warn|info|debug|trace|silent (LOG_LEVEL, default info)
   --auth store|jwt           who checks tokens: the store's seeded ones, or JWTs (AUTH, default store)
+  --metrics-port PORT        serve Prometheus metrics at GET /metrics on this port, 0 picks a free one
+                             (METRICS_PORT, default off)
+  --metrics-host HOST        address of the metrics listener (METRICS_HOST, default 127.0.0.1 whatever --host
+                             is); metrics are for a private network, never expose them to clients
   -h, --help                 print this help and exit
 
   Password hashing cost, environment only: SCRYPT_N (default 32768), SCRYPT_R (default 8), SCRYPT_P (default 3);
@@ -146,6 +158,8 @@ const options = {
   rateLimitRefillPerSecond: { flag: "rate-limit-refill-per-second", env: "RATE_LIMIT_REFILL_PER_SECOND" },
   logLevel: { flag: "log-level", env: "LOG_LEVEL" },
   auth: { flag: "auth", env: "AUTH" },
+  metricsPort: { flag: "metrics-port", env: "METRICS_PORT" },
+  metricsHost: { flag: "metrics-host", env: "METRICS_HOST" },
   scryptN: { env: "SCRYPT_N" },
   scryptR: { env: "SCRYPT_R" },
   scryptP: { env: "SCRYPT_P" },
@@ -225,7 +239,9 @@ const RawConfig = Schema.Struct({
   scryptP: withDefault(integer(1, 16), defaultConfig.scrypt.p),
   scryptMaxConcurrent: withDefault(integer(1, 1024), defaultConfig.hashing.maxConcurrent),
   scryptMaxQueued: withDefault(integer(0, 1_000_000), defaultConfig.hashing.maxQueued),
-  auth: withDefault(oneOf(["store", "jwt"]), defaultConfig.auth)
+  auth: withDefault(oneOf(["store", "jwt"]), defaultConfig.auth),
+  metricsPort: Schema.optionalKey(integer(0, 65535)),
+  metricsHost: Schema.optionalKey(nonEmpty)
 })
 
 const describeOption = (key: OptionKey): string => {
@@ -305,6 +321,8 @@ export const parseConfig = (
     headersTimeoutMs: headersTimeoutGiven,
     rateLimitCapacity,
     rateLimitRefillPerSecond,
+    metricsPort,
+    metricsHost,
     ...rest
   } = decoded.success
   if (rest.store === "postgres" && databaseUrl === undefined) {
@@ -325,6 +343,14 @@ export const parseConfig = (
       `${describeOption("rateLimitCapacity")} and ${describeOption("rateLimitRefillPerSecond")} go together: give both or neither`
     )
   }
+  if (metricsPort === undefined && metricsHost !== undefined) {
+    throw new ConfigError(`${describeOption("metricsHost")} needs ${describeOption("metricsPort")}`)
+  }
+  if (metricsPort !== undefined && metricsPort !== 0 && metricsPort === rest.port) {
+    throw new ConfigError(
+      `${describeOption("metricsPort")} must differ from ${describeOption("port")} (both ${metricsPort})`
+    )
+  }
   let jwt: JwtAuthConfig | undefined
   if (rest.auth === "jwt") {
     const fromEnv = jwtConfigFromEnv(env)
@@ -343,6 +369,7 @@ export const parseConfig = (
         rateLimitRefillPerSecond !== undefined && {
           rateLimit: { capacity: rateLimitCapacity, refillPerSecond: rateLimitRefillPerSecond }
         }),
+      ...(metricsPort !== undefined && { metrics: { host: metricsHost ?? DEFAULT_METRICS_HOST, port: metricsPort } }),
       headersTimeoutMs,
       scrypt: { N: scryptN, r: scryptR, p: scryptP },
       hashing: { maxConcurrent: scryptMaxConcurrent, maxQueued: scryptMaxQueued }

@@ -3,11 +3,26 @@ export {
   defaultConfig,
   parseConfig,
   usage,
+  DEFAULT_METRICS_HOST,
   type AccordConfig,
   type LogLevel,
   type ParsedCommandLine,
   type ScryptCost
 } from "./config.js"
 export { createLogger, flushLogger, redactPaths, requestLogging } from "./logger.js"
+export {
+  clusterWorkerRegistry,
+  createMetrics,
+  DURATION_BUCKETS,
+  OTHER_METHOD,
+  serveClusterMetrics,
+  serveMetrics,
+  UNMATCHED_ROUTE,
+  withMetrics,
+  type AccordMetrics,
+  type MetricsHooks,
+  type MetricsListener,
+  type MetricsListenOptions
+} from "./metrics.js"
 export { parseSeed, readSeedFile, seedProblems } from "./seed-file.js"
 export { startAccord, StartError, type RunningAccord, type StartOptions } from "./start.js"

@@ -20,6 +20,15 @@ import { MemoryStoreLive } from "@accord/store-memory"
 import { PostgresStoreLive } from "@accord/store-postgres"
 import type { AccordConfig } from "./config.js"
 import { clientErrorLogging, connectionLogging, createLogger, requestLogging } from "./logger.js"
+import {
+  clusterWorkerRegistry,
+  createMetrics,
+  isClusterWorker,
+  serveMetrics,
+  withMetrics,
+  type AccordMetrics,
+  type MetricsListener
+} from "./metrics.js"
 import { readSeedFile } from "./seed-file.js"
 
 /** The store, the server or the network refused to start (exit code 1; config and seed problems are ConfigError). */
@@ -37,6 +46,8 @@ export interface StartOptions {
 export interface RunningAccord {
   /** `http://HOST:PORT` with the actual port. */
   readonly url: string
+  /** The metrics listener's `http://HOST:PORT` (scrape `/metrics`); absent when metrics are off or in a cluster worker. */
+  readonly metricsUrl?: string
   readonly close: () => Promise<void>
 }
 
@@ -47,18 +58,24 @@ const servers: Record<AccordConfig["adapter"], (options: StandaloneServerOptions
   fetch: startFetchServer
 }
 
-const storeLayer = (config: AccordConfig): Layer.Layer<StoreServices, unknown> => {
+const storeLayer = (config: AccordConfig, metrics: AccordMetrics | undefined): Layer.Layer<StoreServices, unknown> => {
   if (config.store === "memory") return MemoryStoreLive
   if (config.databaseUrl === undefined) throw new StartError("--store postgres needs --database-url (DATABASE_URL)")
   return PostgresStoreLive({
     connectionString: Redacted.value(config.databaseUrl),
-    ...(config.databaseSchema !== undefined && { schema: config.databaseSchema })
+    ...(config.databaseSchema !== undefined && { schema: config.databaseSchema }),
+    ...(metrics !== undefined && { observePool: metrics.observePool })
   })
 }
 
 /** The store, with its Authenticator replaced by the JWT one under --auth jwt (the later layer of a merge wins). */
-const authenticatedStoreLayer = (config: AccordConfig): Layer.Layer<StoreServices, unknown> =>
-  config.jwt === undefined ? storeLayer(config) : Layer.merge(storeLayer(config), JwtAuthenticatorLive(config.jwt))
+const authenticatedStoreLayer = (
+  config: AccordConfig,
+  metrics: AccordMetrics | undefined
+): Layer.Layer<StoreServices, unknown> =>
+  config.jwt === undefined
+    ? storeLayer(config, metrics)
+    : Layer.merge(storeLayer(config, metrics), JwtAuthenticatorLive(config.jwt))
 
 /**
  * A failure's own message, without a stack, following causes to the driver's words ("connect ECONNREFUSED ...").
@@ -110,10 +127,24 @@ export const startAccord = async (config: AccordConfig, options: StartOptions = 
     logger.warn({ scrypt: config.scrypt }, "scrypt cost is below the production default (N=32768, r=8, p=3)")
   }
 
+  // A cluster worker keeps its metrics for the primary to collect (serveClusterMetrics); the primary listens.
+  const metrics =
+    config.metrics === undefined ? undefined : createMetrics(isClusterWorker() ? clusterWorkerRegistry() : undefined)
   const runtime = ManagedRuntime.make(
-    Layer.merge(authenticatedStoreLayer(config), ScryptPasswordHasherLive({ ...config.scrypt, ...config.hashing }))
+    Layer.merge(
+      authenticatedStoreLayer(config, metrics),
+      ScryptPasswordHasherLive({
+        ...config.scrypt,
+        ...config.hashing,
+        ...(metrics !== undefined && { observeLoad: metrics.observeHashing })
+      })
+    )
   )
+  // Off, the server gets the logger's hooks alone: metrics cost nothing then.
+  const logging = { ...requestLogging(logger), ...clientErrorLogging(logger) }
+  const hooks = metrics === undefined ? logging : withMetrics(logging, metrics)
   let server: RunningServer
+  let metricsListener: MetricsListener | undefined
   try {
     // The first run builds the layer: an unreachable database fails here, before the port is taken.
     await runOrThrow(
@@ -129,6 +160,13 @@ export const startAccord = async (config: AccordConfig, options: StartOptions = 
       )
       logger.info({ seedFile: config.seedFile, ...report }, "seed loaded")
     }
+    // Before the service's port, so that a taken metrics port stops the start before any client is answered.
+    if (metrics !== undefined && config.metrics !== undefined && !isClusterWorker()) {
+      const { host, port } = config.metrics
+      metricsListener = await serveMetrics(metrics.registry, config.metrics).catch((error: unknown) => {
+        throw new StartError(`cannot listen for metrics on ${host}:${port}: ${describe(error)}`)
+      })
+    }
     server = await servers[config.adapter]({
       runtime,
       host: config.host,
@@ -142,18 +180,25 @@ export const startAccord = async (config: AccordConfig, options: StartOptions = 
       drainTimeoutMs: config.drainTimeoutMs,
       maxConnections: config.maxConnections,
       docs: loadApiReference(),
-      ...requestLogging(logger),
-      ...connectionLogging(logger),
-      ...clientErrorLogging(logger)
+      ...hooks,
+      ...connectionLogging(logger)
     }).catch((error: unknown) => {
       throw new StartError(`cannot listen on ${config.host}:${config.port}: ${describe(error)}`)
     })
   } catch (error) {
+    await metricsListener?.close()
     await runtime.dispose()
     throw error
   }
   logger.info(
-    { adapter: config.adapter, store: config.store, auth: config.auth, url: server.url, node: process.version },
+    {
+      adapter: config.adapter,
+      store: config.store,
+      auth: config.auth,
+      url: server.url,
+      ...(metricsListener !== undefined && { metricsUrl: metricsListener.url }),
+      node: process.version
+    },
     "listening"
   )
 
@@ -163,9 +208,10 @@ export const startAccord = async (config: AccordConfig, options: StartOptions = 
       try {
         await server.close()
       } finally {
-        await runtime.dispose()
+        // Metrics stay up while the service drains, so the drain itself can be watched.
+        await Promise.all([runtime.dispose(), metricsListener?.close()])
       }
       logger.info("stopped")
     })())
-  return { url: server.url, close }
+  return { url: server.url, ...(metricsListener !== undefined && { metricsUrl: metricsListener.url }), close }
 }

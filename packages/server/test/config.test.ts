@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Redacted } from "effect"
-import { ConfigError, defaultConfig, parseConfig, type AccordConfig } from "../src/config.js"
+import { ConfigError, defaultConfig, parseConfig, usage, type AccordConfig } from "../src/config.js"
 
 const run = (argv: ReadonlyArray<string>, env: Record<string, string | undefined> = {}): AccordConfig => {
   const parsed = parseConfig(argv, env)
@@ -157,5 +157,46 @@ describe("parseConfig", () => {
     const config = run([], { STORE: "postgres", DATABASE_URL: "postgresql://u:s3cret-pw@127.0.0.1/test" })
     expect(String(config.databaseUrl)).not.toContain("s3cret-pw")
     expect(JSON.stringify(config)).not.toContain("s3cret-pw")
+  })
+
+  describe("metrics", () => {
+    it("are off by default", () => {
+      expect(run([]).metrics).toBeUndefined()
+      expect(run(["--host", "0.0.0.0"]).metrics).toBeUndefined()
+    })
+
+    it("listen on 127.0.0.1 whatever --host is, unless --metrics-host says otherwise", () => {
+      expect(run(["--host", "0.0.0.0", "--metrics-port", "9464"]).metrics).toEqual({ host: "127.0.0.1", port: 9464 })
+      expect(run(["--metrics-port", "0", "--metrics-host", "10.0.0.5"]).metrics).toEqual({ host: "10.0.0.5", port: 0 })
+    })
+
+    it("read METRICS_PORT and METRICS_HOST, a flag winning", () => {
+      expect(run([], { METRICS_PORT: "9464", METRICS_HOST: "::1" }).metrics).toEqual({ host: "::1", port: 9464 })
+      expect(run(["--metrics-port", "9465"], { METRICS_PORT: "9464" }).metrics).toEqual({
+        host: "127.0.0.1",
+        port: 9465
+      })
+    })
+
+    it.each([
+      [["--metrics-port", "70000"], '--metrics-port (METRICS_PORT) must be an integer from 0 to 65535, got "70000"'],
+      [["--metrics-port", "x"], '--metrics-port (METRICS_PORT) must be an integer from 0 to 65535, got "x"'],
+      [["--metrics-host", "0.0.0.0"], "--metrics-host (METRICS_HOST) needs --metrics-port (METRICS_PORT)"],
+      [["--port", "3000", "--metrics-port", "3000"], "--metrics-port (METRICS_PORT) must differ from --port (PORT)"]
+    ])("refuse %j", (argv, message) => {
+      expect(configError(argv).message).toContain(message)
+    })
+
+    it("are in the usage text, with the private-network warning", () => {
+      expect(usage).toContain("--metrics-port PORT")
+      expect(usage).toContain("(METRICS_PORT, default off)")
+      expect(usage).toContain("--metrics-host HOST")
+      expect(usage).toContain("(METRICS_HOST, default 127.0.0.1")
+      expect(usage).toContain("never expose them to clients")
+    })
+
+    it("may both pick a free port (0)", () => {
+      expect(run(["--port", "0", "--metrics-port", "0"]).metrics).toEqual({ host: "127.0.0.1", port: 0 })
+    })
   })
 })

@@ -6,6 +6,7 @@ export {
   PostgresStoreLive,
   SqlStoreLive,
   type PgliteStoreOptions,
+  type PgPoolStats,
   type PostgresStoreOptions
 } from "./layers.js"
 export { applyMigrations, InvalidSchemaName, migrations, type Migration, type MigrationReport } from "./migrations.js"

@@ -17,6 +17,18 @@ export interface PostgresStoreOptions {
   readonly poolSize?: number
   /** How long a request waits for a connection (new, or free in a busy pool) before Unavailable, default 10000. */
   readonly connectionTimeoutMs?: number
+  /** Called once, as the pool is made, with a live view of its connections (for a host's metrics). */
+  readonly observePool?: (pool: PgPoolStats) => void
+}
+
+/** A pool's connections, read at any time: each field is the current count, not a snapshot. */
+export interface PgPoolStats {
+  /** Connections open, idle or checked out. */
+  readonly total: number
+  readonly idle: number
+  /** Queries waiting for a connection (the pool is at `max` and none is idle). */
+  readonly waiting: number
+  readonly max: number
 }
 
 /**
@@ -41,6 +53,18 @@ export const makePgPool = (options: PostgresStoreOptions) =>
           })
         })
         pool.on("error", () => {})
+        options.observePool?.({
+          get total() {
+            return pool.totalCount
+          },
+          get idle() {
+            return pool.idleCount
+          },
+          get waiting() {
+            return pool.waitingCount
+          },
+          max: pool.options.max
+        })
         return pool
       }),
       (pool) => Effect.promise(() => pool.end())

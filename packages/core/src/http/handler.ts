@@ -104,6 +104,7 @@ export const makeHttpHandler = (options: HttpHandlerOptions): HttpHandler => {
   const knownSegments = new Set(
     [prefix, ...apiRoutes.map((api) => api.path), "/openapi.json", "/docs"].flatMap((path) => path.split("/"))
   )
+  const onRequest = options.onRequest
 
   /**
    * The order of checks (docs/api.md, "Errors": order of checks), one early return each: routing (414, 404, OPTIONS, 405)
@@ -271,8 +272,9 @@ export const makeHttpHandler = (options: HttpHandlerOptions): HttpHandler => {
       })
       return answer.response
     }
-    // Only a host's own callback (onResponse, onInternalError) throwing makes the promise reject.
+    // Only a host's own callback (onRequest, onResponse, onInternalError) throwing makes the promise reject.
     try {
+      onRequest?.()
       let pending: Answer | Promise<Answer>
       try {
         pending = handle(request, respond)

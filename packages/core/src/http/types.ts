@@ -92,6 +92,11 @@ export interface HttpHandlerOptions {
   readonly rateLimit?: RateLimitOptions
   /** Longest accepted request path in characters, default 2048; longer is 414 `uri_too_long`. */
   readonly maxPathLength?: number
+  /**
+   * Called as the handler takes a request, before anything else; `onResponse` follows once it is answered (unless a
+   * host callback throws). For a host's in-flight gauge; costs nothing when absent.
+   */
+  readonly onRequest?: () => void
   readonly onResponse?: (log: RequestLog) => void
   /** Called for every 500 with the request id; the client sees only a generic problem. */
   readonly onInternalError?: (requestId: string, cause: unknown) => void

@@ -1,0 +1,257 @@
+import cluster from "node:cluster"
+import { createServer } from "node:http"
+import {
+  AggregatorRegistry,
+  collectDefaultMetrics,
+  Counter,
+  Gauge,
+  Histogram,
+  Registry,
+  type PrometheusContentType
+} from "prom-client"
+import type { ClientErrorLog, RequestLog, StandaloneServerOptions } from "@accord/core"
+import { listen, type ScryptHasherLoad } from "@accord/node"
+import type { PgPoolStats } from "@accord/store-postgres"
+
+/**
+ * Label values come from a fixed set only (docs/operations.md, "Metrics"): a client chooses its method and path, so
+ * neither becomes a label as sent. Any method outside this set is `_OTHER` (OpenTelemetry's name for it).
+ */
+const METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"])
+export const OTHER_METHOD = "_OTHER"
+/** The route of a request no route matched, or refused before routing (a 404, 414, 431...): never its path. */
+export const UNMATCHED_ROUTE = "unmatched"
+
+const methodLabel = (method: string | undefined): string =>
+  method !== undefined && METHODS.has(method) ? method : OTHER_METHOD
+
+/**
+ * Seconds. The memory store answers in well under a millisecond, a hash at the production cost takes a few hundred
+ * milliseconds, and nothing waits longer than the request timeout (30 s by default).
+ */
+export const DURATION_BUCKETS: ReadonlyArray<number> = [
+  0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30
+]
+
+/** The hooks a standalone server takes, each counting what it reports. */
+export type MetricsHooks = Required<Pick<StandaloneServerOptions, "onRequest" | "onResponse" | "onClientError">>
+
+/** A service's metrics: the hooks to give its server, and the views its hasher and pool report their load through. */
+export interface AccordMetrics extends MetricsHooks {
+  readonly registry: Registry
+  /** For `ScryptHasherOptions.observeLoad`. */
+  readonly observeHashing: (load: ScryptHasherLoad) => void
+  /** For `PostgresStoreOptions.observePool`; the pool's metrics exist once a pool is observed. */
+  readonly observePool: (pool: PgPoolStats) => void
+}
+
+/**
+ * Registers Accord's metrics and Node's process metrics (`collectDefaultMetrics`) in `registry`, a new one by default
+ * so that several services in one process (tests) keep apart.
+ */
+export const createMetrics = (registry: Registry = new Registry()): AccordMetrics => {
+  const registers = [registry]
+  const requests = new Counter({
+    name: "accord_http_requests_total",
+    help: "HTTP requests answered, by method, route template and status (refusals before routing: route unmatched).",
+    labelNames: ["method", "route", "status"] as const,
+    registers
+  })
+  const duration = new Histogram({
+    name: "accord_http_request_duration_seconds",
+    help: "Time the handler took to answer, by method, route template and status.",
+    labelNames: ["method", "route", "status"] as const,
+    buckets: [...DURATION_BUCKETS],
+    registers
+  })
+  const inFlight = new Gauge({
+    name: "accord_http_requests_in_flight",
+    help: "Requests the handler has taken and not answered yet.",
+    registers
+  })
+
+  /** A gauge read when scraped: the hasher and the pool keep their own counts. */
+  const liveGauge = (name: string, help: string, read: () => number) =>
+    new Gauge({
+      name,
+      help,
+      registers,
+      collect() {
+        this.set(read())
+      }
+    })
+
+  let hashing: ScryptHasherLoad | undefined
+  liveGauge("accord_password_hashes_running", "Password hashes (or checks) computing now.", () => hashing?.running ?? 0)
+  liveGauge("accord_password_hashes_waiting", "Password hashes waiting for a slot.", () => hashing?.waiting ?? 0)
+  liveGauge(
+    "accord_password_hashes_max_running",
+    "Password hashes computed at once (SCRYPT_MAX_CONCURRENT).",
+    () => hashing?.maxConcurrent ?? 0
+  )
+  liveGauge(
+    "accord_password_hashes_max_waiting",
+    "Password hashes allowed to wait (SCRYPT_MAX_QUEUED); past it, 503.",
+    () => hashing?.maxQueued ?? 0
+  )
+  new Counter({
+    name: "accord_password_hashes_rejected_total",
+    help: "Password hashes refused because every slot and the queue were taken (answered 503).",
+    registers,
+    collect() {
+      // The hasher counts; the counter shows its total (reset, then the count: a counter cannot be set).
+      this.reset()
+      this.inc(hashing?.rejected ?? 0)
+    }
+  })
+
+  let pool: PgPoolStats | undefined
+  const registerPoolGauges = () => {
+    liveGauge("accord_pg_pool_connections", "PostgreSQL connections open, idle or in use.", () => pool?.total ?? 0)
+    liveGauge("accord_pg_pool_connections_idle", "PostgreSQL connections open and idle.", () => pool?.idle ?? 0)
+    liveGauge("accord_pg_pool_max_connections", "PostgreSQL connections the pool may open.", () => pool?.max ?? 0)
+    liveGauge(
+      "accord_pg_pool_requests_waiting",
+      "Queries waiting for a PostgreSQL connection (every one is in use).",
+      () => pool?.waiting ?? 0
+    )
+  }
+
+  collectDefaultMetrics({ register: registry })
+
+  return {
+    registry,
+    onRequest: () => inFlight.inc(),
+    onResponse: (log: RequestLog) => {
+      inFlight.dec()
+      const labels = { method: methodLabel(log.method), route: log.route ?? UNMATCHED_ROUTE, status: log.status }
+      requests.inc(labels)
+      duration.observe(labels, log.durationMs / 1000)
+    },
+    // No duration: Node or the guard answered before the handler took the request (as in its log line).
+    onClientError: (log: ClientErrorLog) =>
+      requests.inc({ method: methodLabel(log.method), route: UNMATCHED_ROUTE, status: log.status }),
+    observeHashing: (load) => {
+      hashing = load
+    },
+    observePool: (observed) => {
+      if (pool === undefined) registerPoolGauges()
+      pool = observed
+    }
+  }
+}
+
+type Hooks = Pick<StandaloneServerOptions, "onRequest" | "onResponse" | "onClientError">
+
+/** `hooks` (the logger's) with the metrics' hooks called first: both keep working. */
+export const withMetrics = <H extends Hooks>(hooks: H, metrics: MetricsHooks): H & MetricsHooks => {
+  const { onRequest, onResponse, onClientError } = hooks
+  return {
+    ...hooks,
+    onRequest:
+      onRequest === undefined
+        ? metrics.onRequest
+        : () => {
+            metrics.onRequest()
+            onRequest()
+          },
+    onResponse:
+      onResponse === undefined
+        ? metrics.onResponse
+        : (log: RequestLog) => {
+            metrics.onResponse(log)
+            onResponse(log)
+          },
+    onClientError:
+      onClientError === undefined
+        ? metrics.onClientError
+        : (log: ClientErrorLog) => {
+            metrics.onClientError(log)
+            onClientError(log)
+          }
+  }
+}
+
+/**
+ * The registry of a cluster worker: the primary's `serveClusterMetrics` asks each worker for it over IPC. Making an
+ * AggregatorRegistry is what installs a worker's IPC listener (prom-client 15).
+ */
+export const clusterWorkerRegistry = (): Registry => {
+  const registry = new AggregatorRegistry<PrometheusContentType>()
+  AggregatorRegistry.setRegistries(registry)
+  return registry
+}
+
+/** Whether this process is a cluster worker, whose metrics the primary serves (it opens no listener of its own). */
+export const isClusterWorker = (): boolean => cluster.isWorker
+
+export interface MetricsListener {
+  /** `http://HOST:PORT` with the actual port; metrics are at `${url}/metrics`. */
+  readonly url: string
+  readonly close: () => Promise<void>
+}
+
+export interface MetricsListenOptions {
+  readonly host: string
+  /** 0 picks a free port. */
+  readonly port: number
+}
+
+const PLAIN_TEXT = "text/plain; charset=utf-8"
+const COMMON_HEADERS = { "cache-control": "no-store", "x-content-type-options": "nosniff" } as const
+
+/**
+ * A listener of its own for GET (or HEAD) /metrics, 404 for anything else; a failed scrape (a cluster worker that
+ * does not answer) is a 503. It never sees the service's requests, and the service never sees it.
+ */
+const serve = async (
+  scrape: () => Promise<string>,
+  contentType: string,
+  { host, port }: MetricsListenOptions
+): Promise<MetricsListener> => {
+  const server = createServer({ requestTimeout: 10_000, headersTimeout: 5_000 }, (request, response) => {
+    const path = (request.url ?? "").split("?", 1)[0]
+    if (path !== "/metrics" || (request.method !== "GET" && request.method !== "HEAD")) {
+      response.writeHead(404, { ...COMMON_HEADERS, "content-type": PLAIN_TEXT })
+      response.end("Not Found\n")
+      return
+    }
+    scrape().then(
+      (body) => {
+        response.writeHead(200, {
+          ...COMMON_HEADERS,
+          "content-type": contentType,
+          "content-length": Buffer.byteLength(body)
+        })
+        response.end(body)
+      },
+      () => {
+        response.writeHead(503, { ...COMMON_HEADERS, "content-type": PLAIN_TEXT })
+        response.end("metrics unavailable\n")
+      }
+    )
+  })
+  const url = await listen(server, host, port)
+  let closing: Promise<void> | undefined
+  const close = () =>
+    (closing ??= new Promise<void>((resolve) => {
+      server.close(() => resolve())
+      // A scraper keeps its connection alive between scrapes; nothing on it is worth waiting for.
+      server.closeAllConnections()
+    }))
+  return { url, close }
+}
+
+/** Serves `registry` (a single process's metrics). */
+export const serveMetrics = (registry: Registry, options: MetricsListenOptions): Promise<MetricsListener> =>
+  serve(() => registry.metrics(), registry.contentType, options)
+
+/**
+ * For a cluster's primary: serves the sum of its workers' metrics (prom-client's AggregatorRegistry; counters and
+ * gauges add up, process metrics per their own rule). Each worker runs `startAccord` with the same metrics option and
+ * keeps its metrics in `clusterWorkerRegistry()`. A worker that does not answer within 5 s makes the scrape a 503.
+ */
+export const serveClusterMetrics = (options: MetricsListenOptions): Promise<MetricsListener> => {
+  const aggregator = new AggregatorRegistry<PrometheusContentType>()
+  return serve(() => aggregator.clusterMetrics(), aggregator.contentType, options)
+}

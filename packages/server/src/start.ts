@@ -1,3 +1,4 @@
+import cluster from "node:cluster"
 import { Cause, Effect, Exit, Layer, ManagedRuntime, Redacted } from "effect"
 import type { Logger } from "pino"
 import {
@@ -19,7 +20,9 @@ import { JwtAuthenticatorLive } from "@accord/auth-jwt"
 import { MemoryStoreLive } from "@accord/store-memory"
 import { PostgresStoreLive } from "@accord/store-postgres"
 import type { AccordConfig } from "./config.js"
-import { clientErrorLogging, connectionLogging, createLogger, requestLogging } from "./logger.js"
+import type { ClosableRateLimiter } from "@accord/rate-limit"
+import { clientErrorLogging, connectionLogging, createLogger, rateLimitErrorLogging, requestLogging } from "./logger.js"
+import { makeServerRateLimiter } from "./rate-limiter.js"
 import { readSeedFile } from "./seed-file.js"
 
 /** The store, the server or the network refused to start (exit code 1; config and seed problems are ConfigError). */
@@ -31,9 +34,17 @@ export class StartError extends Error {
 export interface StartOptions {
   /** Where logs go; default: JSON lines on stderr at `config.logLevel`. */
   readonly logger?: Logger
+  /**
+   * Running as one of a node:cluster's workers, default `cluster.isWorker`: the memory rate limit is then kept by the
+   * primary and shared by every worker (the primary calls `startClusterRateLimitPrimary()` before forking).
+   */
+  readonly clustered?: boolean
 }
 
-/** A running service. `close()` drains in-flight requests, then closes the store; calling it again is harmless. */
+/**
+ * A running service. `close()` drains in-flight requests, then closes the rate limit's store and the store; calling
+ * it again is harmless.
+ */
 export interface RunningAccord {
   /** `http://HOST:PORT` with the actual port. */
   readonly url: string
@@ -114,6 +125,7 @@ export const startAccord = async (config: AccordConfig, options: StartOptions = 
     Layer.merge(authenticatedStoreLayer(config), ScryptPasswordHasherLive({ ...config.scrypt, ...config.hashing }))
   )
   let server: RunningServer
+  let rateLimit: ClosableRateLimiter | undefined
   try {
     // The first run builds the layer: an unreachable database fails here, before the port is taken.
     await runOrThrow(
@@ -129,6 +141,13 @@ export const startAccord = async (config: AccordConfig, options: StartOptions = 
       )
       logger.info({ seedFile: config.seedFile, ...report }, "seed loaded")
     }
+    // After the store: a PostgreSQL limit's table goes into the schema the store's migrations created.
+    rateLimit = await makeServerRateLimiter(config, {
+      clustered: options.clustered ?? cluster.isWorker,
+      onError: rateLimitErrorLogging(logger, describe)
+    }).catch((error: unknown) => {
+      throw new StartError(`cannot start the ${config.rateLimit?.store} rate limit: ${describe(error)}`)
+    })
     server = await servers[config.adapter]({
       runtime,
       host: config.host,
@@ -138,7 +157,7 @@ export const startAccord = async (config: AccordConfig, options: StartOptions = 
       maxPathLength: config.maxPathLength,
       requestTimeoutMs: config.requestTimeoutMs,
       headersTimeoutMs: config.headersTimeoutMs,
-      ...(config.rateLimit !== undefined && { rateLimit: config.rateLimit }),
+      ...(rateLimit !== undefined && { rateLimit }),
       drainTimeoutMs: config.drainTimeoutMs,
       maxConnections: config.maxConnections,
       docs: loadApiReference(),
@@ -149,6 +168,7 @@ export const startAccord = async (config: AccordConfig, options: StartOptions = 
       throw new StartError(`cannot listen on ${config.host}:${config.port}: ${describe(error)}`)
     })
   } catch (error) {
+    await rateLimit?.close()
     await runtime.dispose()
     throw error
   }
@@ -163,6 +183,7 @@ export const startAccord = async (config: AccordConfig, options: StartOptions = 
       try {
         await server.close()
       } finally {
+        await rateLimit?.close()
         await runtime.dispose()
       }
       logger.info("stopped")

@@ -126,6 +126,20 @@ export default defineConfig(
     }
   },
   {
+    // The rate limit serves every adapter and the server alike: core's interface in, no framework, store or server.
+    files: ["packages/rate-limit/src/**"],
+    rules: {
+      "no-restricted-imports": restrictImports(
+        {
+          regex: "^@accord/(?!core$)",
+          message: "@accord/rate-limit imports @accord/core only (its RateLimiter interface)."
+        },
+        { regex: "^(koa|fastify|express)(/.*)?$", message: "@accord/rate-limit knows no HTTP framework." },
+        { regex: "^(@koa|@fastify)/", message: "@accord/rate-limit knows no HTTP framework." }
+      )
+    }
+  },
+  {
     files: ["packages/client/src/**"],
     rules: {
       "no-restricted-imports": restrictImports(...clientForbidden),

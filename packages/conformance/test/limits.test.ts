@@ -5,6 +5,7 @@ import { startFetchServer } from "@accord/adapter-fetch/node"
 import { startKoaServer } from "@accord/adapter-koa"
 import { exchange, send, startWith, type StartAdapter } from "@accord/conformance"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { makeMemoryRateLimiter } from "@accord/rate-limit"
 
 const USER = "limits-user-token"
 // The rate limit test's own credentials: the other tests spend tokens of USER's bucket.
@@ -24,10 +25,10 @@ const small = {
   maxPathLength: 100,
   bodyLimit: 64,
   requestTimeoutMs: 1000,
-  headersTimeoutMs: 200,
-  // Four at once, then one every half second: a burst of five overruns it within the same half second.
-  rateLimit: { capacity: 4, refillPerSecond: 2 }
+  headersTimeoutMs: 200
 } as const
+// Four requests per one-second window (capacity 4, refill 4 per second): a burst of five overruns it.
+const rateLimit = { capacity: 4, refillPerSecond: 4 } as const
 
 interface WireResponse {
   readonly status: number
@@ -94,7 +95,11 @@ describe.each<readonly [string, StartAdapter]>([
   let defaults: RunningServer
   let limited: RunningServer
   beforeAll(async () => {
-    ;[defaults, limited] = await Promise.all([startWith(start)(seed), startWith(start, small)(seed)])
+    // A limiter of its own per server: the adapters' suites must not spend each other's allowance.
+    ;[defaults, limited] = await Promise.all([
+      startWith(start)(seed),
+      startWith(start, { ...small, rateLimit: makeMemoryRateLimiter(rateLimit) })(seed)
+    ])
   })
   afterAll(async () => {
     await Promise.all([defaults.close(), limited.close()])
@@ -173,9 +178,9 @@ describe.each<readonly [string, StartAdapter]>([
     expect(waited).toBeLessThan(small.requestTimeoutMs)
   })
 
-  it("rate limit: the request past the capacity is 429 rate_limited with Retry-After; others unaffected; it refills", async () => {
+  it("rate limit: the request past the capacity is 429 rate_limited with Retry-After; others unaffected; the window ends", async () => {
     const get = (token: string) => send(limited.url, { method: "GET", path: preferences, headers: bearer(token) })
-    const burst = await Promise.all(Array.from({ length: small.rateLimit.capacity + 1 }, () => get(BURSTING_USER)))
+    const burst = await Promise.all(Array.from({ length: rateLimit.capacity + 1 }, () => get(BURSTING_USER)))
     const statuses = burst.map((response) => response.status).sort()
     expect(statuses).toEqual([200, 200, 200, 200, 429])
     const limitedResponse = burst.find((response) => response.status === 429)
@@ -188,10 +193,10 @@ describe.each<readonly [string, StartAdapter]>([
       detail: "Too many requests with this credential; retry later.",
       code: "rate_limited"
     })
-    // Another credential has a bucket of its own.
+    // Another credential has an allowance of its own.
     expect((await get(OTHER_USER)).status).toBe(200)
-    // One token is back after 1 / refillPerSecond seconds.
-    await new Promise((resolve) => setTimeout(resolve, 1000 / small.rateLimit.refillPerSecond + 100))
+    // The allowance is back when the window (capacity / refillPerSecond seconds) that began with the burst ends.
+    await new Promise((resolve) => setTimeout(resolve, (1000 * rateLimit.capacity) / rateLimit.refillPerSecond + 100))
     expect((await get(BURSTING_USER)).status).toBe(200)
   })
 

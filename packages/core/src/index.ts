@@ -96,7 +96,7 @@ export {
 } from "./http/problem.js"
 export { makeOpenApiDocument, ProblemSchema } from "./http/openapi.js"
 export { isJsonObject, MAX_JSON_DEPTH, readJson, type JsonReadResult } from "./http/json-body.js"
-export { makeRateLimiter, type RateLimitOptions } from "./http/rate-limit.js"
+export type { RateLimiter } from "./http/rate-limit.js"
 export type {
   AccordRuntime,
   AccordServices,

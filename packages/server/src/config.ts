@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util"
 import { Effect, Redacted, Result, Schema, SchemaIssue, SchemaTransformation } from "effect"
-import { DEFAULT_MAX_PATH_LENGTH, type RateLimitOptions } from "@accord/core"
+import { DEFAULT_MAX_PATH_LENGTH } from "@accord/core"
 import {
   DEFAULT_HEADERS_TIMEOUT_MS,
   DEFAULT_MAX_HEADER_SIZE,
@@ -10,6 +10,7 @@ import {
   productionScryptCost
 } from "@accord/node"
 import { jwtConfigFromEnv, type JwtAuthConfig } from "@accord/auth-jwt"
+import type { RateLimitOptions } from "@accord/rate-limit"
 
 /** A start-up problem the operator must fix (bad flag, bad environment, bad seed file): exit code 2. */
 export class ConfigError extends Error {
@@ -19,6 +20,16 @@ export class ConfigError extends Error {
 
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const
 export type LogLevel = (typeof LOG_LEVELS)[number]
+
+const RATE_LIMIT_STORES = ["memory", "postgres", "redis"] as const
+
+/**
+ * The per-credential rate limit: `capacity` requests per window of capacity / refillPerSecond seconds (whole seconds),
+ * counted where `store` says: this process (a cluster's primary when clustered), the store's database, or Redis.
+ */
+export interface RateLimitConfig extends RateLimitOptions {
+  readonly store: (typeof RATE_LIMIT_STORES)[number]
+}
 
 export interface ScryptCost {
   readonly N: number
@@ -49,8 +60,10 @@ export interface AccordConfig {
   readonly requestTimeoutMs: number
   /** Time to receive the headers, at most `requestTimeoutMs` unless that is 0; 0 for none (408 past it). */
   readonly headersTimeoutMs: number
-  /** Per-credential token bucket; off when absent (429 past it). */
-  readonly rateLimit?: RateLimitOptions
+  /** Per-credential rate limit; off when absent (429 past it). */
+  readonly rateLimit?: RateLimitConfig
+  /** Required when the rate limit is kept in Redis; redacted because it may carry a password. */
+  readonly redisUrl?: Redacted.Redacted<string>
   /** Connections open at once, 0 for no cap; past it a new connection is closed at once. */
   readonly maxConnections: number
   readonly logLevel: LogLevel
@@ -110,10 +123,15 @@ a flag wins over the environment.
                              at most the request timeout)
   --max-connections N        connections open at once, 0 for no cap; keep it below the file descriptor limit
                              (MAX_CONNECTIONS, default 0)
-  --rate-limit-capacity N    per-credential rate limit: requests at once (RATE_LIMIT_CAPACITY, default off)
+  --rate-limit-capacity N    per-credential rate limit: N requests per window of N / R seconds, rounded up
+                             to whole seconds (RATE_LIMIT_CAPACITY, default off)
   --rate-limit-refill-per-second R
-                             requests per second regained, required with a capacity
-                             (RATE_LIMIT_REFILL_PER_SECOND)
+                             the sustained rate, required with a capacity (RATE_LIMIT_REFILL_PER_SECOND)
+  --rate-limit-store memory|postgres|redis
+                             where the limit is counted: this process (a cluster's workers share their
+                             primary's), the store's database (needs --store postgres) or Redis
+                             (RATE_LIMIT_STORE, default memory); when it fails, requests are served
+  --redis-url URL            redis:// or rediss:// URL, required with --rate-limit-store redis (REDIS_URL)
   --log-level LEVEL          fatal|error|warn|info|debug|trace|silent (LOG_LEVEL, default info)
   --auth store|jwt           who checks tokens: the store's seeded ones, or JWTs (AUTH, default store)
   --metrics-port PORT        serve Prometheus metrics at GET /metrics on this port, 0 picks a free one
@@ -156,6 +174,8 @@ const options = {
   maxConnections: { flag: "max-connections", env: "MAX_CONNECTIONS" },
   rateLimitCapacity: { flag: "rate-limit-capacity", env: "RATE_LIMIT_CAPACITY" },
   rateLimitRefillPerSecond: { flag: "rate-limit-refill-per-second", env: "RATE_LIMIT_REFILL_PER_SECOND" },
+  rateLimitStore: { flag: "rate-limit-store", env: "RATE_LIMIT_STORE" },
+  redisUrl: { flag: "redis-url", env: "REDIS_URL", secret: true },
   logLevel: { flag: "log-level", env: "LOG_LEVEL" },
   auth: { flag: "auth", env: "AUTH" },
   metricsPort: { flag: "metrics-port", env: "METRICS_PORT" },
@@ -229,6 +249,10 @@ const RawConfig = Schema.Struct({
   maxConnections: withDefault(integer(0, 1_000_000), defaultConfig.maxConnections),
   rateLimitCapacity: Schema.optionalKey(integer(1, 1_000_000)),
   rateLimitRefillPerSecond: Schema.optionalKey(positiveDecimal(1_000_000)),
+  rateLimitStore: Schema.optionalKey(oneOf(RATE_LIMIT_STORES)),
+  redisUrl: Schema.optionalKey(
+    Schema.RedactedFromValue(text("must be a redis:// or rediss:// URL", (value) => /^rediss?:\/\/./.test(value)))
+  ),
   logLevel: withDefault(oneOf(LOG_LEVELS), defaultConfig.logLevel),
   // Node's scrypt accepts any power of two above 1; the upper bounds keep one hash under 1 GiB of memory.
   scryptN: withDefault(
@@ -323,6 +347,8 @@ export const parseConfig = (
     rateLimitRefillPerSecond,
     metricsPort,
     metricsHost,
+    rateLimitStore,
+    redisUrl,
     ...rest
   } = decoded.success
   if (rest.store === "postgres" && databaseUrl === undefined) {
@@ -351,6 +377,20 @@ export const parseConfig = (
       `${describeOption("metricsPort")} must differ from ${describeOption("port")} (both ${metricsPort})`
     )
   }
+  // A store for a limit that is off would be a setting that silently does nothing.
+  if (rateLimitStore !== undefined && rateLimitCapacity === undefined) {
+    throw new ConfigError(
+      `${describeOption("rateLimitStore")} needs a rate limit: ${describeOption("rateLimitCapacity")} and ${describeOption("rateLimitRefillPerSecond")}`
+    )
+  }
+  if (rateLimitStore === "postgres" && rest.store !== "postgres") {
+    throw new ConfigError(
+      `${describeOption("rateLimitStore")} postgres needs --store postgres: the limit is kept in the store's database`
+    )
+  }
+  if (rateLimitStore === "redis" && redisUrl === undefined) {
+    throw new ConfigError(`${describeOption("redisUrl")} is required with --rate-limit-store redis`)
+  }
   let jwt: JwtAuthConfig | undefined
   if (rest.auth === "jwt") {
     const fromEnv = jwtConfigFromEnv(env)
@@ -365,9 +405,14 @@ export const parseConfig = (
       ...(databaseSchema === undefined ? {} : { databaseSchema }),
       ...(seedFile === undefined ? {} : { seedFile }),
       ...(jwt === undefined ? {} : { jwt }),
+      ...(redisUrl === undefined ? {} : { redisUrl }),
       ...(rateLimitCapacity !== undefined &&
         rateLimitRefillPerSecond !== undefined && {
-          rateLimit: { capacity: rateLimitCapacity, refillPerSecond: rateLimitRefillPerSecond }
+          rateLimit: {
+            capacity: rateLimitCapacity,
+            refillPerSecond: rateLimitRefillPerSecond,
+            store: rateLimitStore ?? "memory"
+          }
         }),
       ...(metricsPort !== undefined && { metrics: { host: metricsHost ?? DEFAULT_METRICS_HOST, port: metricsPort } }),
       headersTimeoutMs,

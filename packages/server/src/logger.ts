@@ -12,10 +12,12 @@ export const redactPaths: ReadonlyArray<string> = [
   "token",
   "password",
   "databaseUrl",
+  "redisUrl",
   "*.authorization",
   "*.token",
   "*.password",
   "*.databaseUrl",
+  "*.redisUrl",
   "headers.authorization",
   "*.headers.authorization",
   "*.*.authorization",
@@ -121,3 +123,34 @@ export const connectionLogging = (logger: Logger): Pick<StandaloneServerOptions,
     logger.debug({ err: error }, "connection error")
   }
 })
+
+/** How often, at most, a failing rate limit store is logged while it keeps failing. */
+export const RATE_LIMIT_ERROR_LOG_INTERVAL_MS = 30_000
+
+/**
+ * The rate limit store's failures, while requests are served without the limit (docs/operations.md, "Rate limits"):
+ * the first logged at once, then at most one line per interval with the count of those not logged, so an outage does
+ * not flood the log. Only the failure's own words (`describe`), never the error object: no URL, no stack.
+ */
+export const rateLimitErrorLogging = (
+  logger: Logger,
+  describe: (error: unknown) => string,
+  intervalMs = RATE_LIMIT_ERROR_LOG_INTERVAL_MS,
+  now: () => number = () => performance.now()
+): ((error: unknown) => void) => {
+  let loggedAt: number | undefined
+  let notLogged = 0
+  return (error) => {
+    const at = now()
+    if (loggedAt !== undefined && at - loggedAt < intervalMs) {
+      notLogged += 1
+      return
+    }
+    logger.error(
+      { error: describe(error), failuresNotLogged: notLogged },
+      "rate limit store failed; requests are served without the limit"
+    )
+    loggedAt = at
+    notLogged = 0
+  }
+}

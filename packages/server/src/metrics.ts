@@ -1,4 +1,3 @@
-import cluster from "node:cluster"
 import { createServer } from "node:http"
 import {
   AggregatorRegistry,
@@ -181,9 +180,6 @@ export const clusterWorkerRegistry = (): Registry => {
   AggregatorRegistry.setRegistries(registry)
   return registry
 }
-
-/** Whether this process is a cluster worker, whose metrics the primary serves (it opens no listener of its own). */
-export const isClusterWorker = (): boolean => cluster.isWorker
 
 export interface MetricsListener {
   /** `http://HOST:PORT` with the actual port; metrics are at `${url}/metrics`. */

@@ -1,3 +1,4 @@
+import cluster from "node:cluster"
 import { Cause, Effect, Exit, Layer, ManagedRuntime, Redacted } from "effect"
 import type { Logger } from "pino"
 import {
@@ -19,16 +20,17 @@ import { JwtAuthenticatorLive } from "@accord/auth-jwt"
 import { MemoryStoreLive } from "@accord/store-memory"
 import { PostgresStoreLive } from "@accord/store-postgres"
 import type { AccordConfig } from "./config.js"
-import { clientErrorLogging, connectionLogging, createLogger, requestLogging } from "./logger.js"
+import type { ClosableRateLimiter } from "@accord/rate-limit"
+import { clientErrorLogging, connectionLogging, createLogger, rateLimitErrorLogging, requestLogging } from "./logger.js"
 import {
   clusterWorkerRegistry,
   createMetrics,
-  isClusterWorker,
   serveMetrics,
   withMetrics,
   type AccordMetrics,
   type MetricsListener
 } from "./metrics.js"
+import { makeServerRateLimiter } from "./rate-limiter.js"
 import { readSeedFile } from "./seed-file.js"
 
 /** The store, the server or the network refused to start (exit code 1; config and seed problems are ConfigError). */
@@ -40,9 +42,18 @@ export class StartError extends Error {
 export interface StartOptions {
   /** Where logs go; default: JSON lines on stderr at `config.logLevel`. */
   readonly logger?: Logger
+  /**
+   * Running as one of a node:cluster's workers, default `cluster.isWorker`: the memory rate limit is then kept by the
+   * primary and shared by every worker (the primary calls `startClusterRateLimitPrimary()` before forking), and the
+   * metrics are the primary's to serve (`serveClusterMetrics`).
+   */
+  readonly clustered?: boolean
 }
 
-/** A running service. `close()` drains in-flight requests, then closes the store; calling it again is harmless. */
+/**
+ * A running service. `close()` drains in-flight requests, then closes the rate limit's store and the store; calling
+ * it again is harmless.
+ */
 export interface RunningAccord {
   /** `http://HOST:PORT` with the actual port. */
   readonly url: string
@@ -127,9 +138,10 @@ export const startAccord = async (config: AccordConfig, options: StartOptions = 
     logger.warn({ scrypt: config.scrypt }, "scrypt cost is below the production default (N=32768, r=8, p=3)")
   }
 
+  const clustered = options.clustered ?? cluster.isWorker
   // A cluster worker keeps its metrics for the primary to collect (serveClusterMetrics); the primary listens.
   const metrics =
-    config.metrics === undefined ? undefined : createMetrics(isClusterWorker() ? clusterWorkerRegistry() : undefined)
+    config.metrics === undefined ? undefined : createMetrics(clustered ? clusterWorkerRegistry() : undefined)
   const runtime = ManagedRuntime.make(
     Layer.merge(
       authenticatedStoreLayer(config, metrics),
@@ -145,6 +157,7 @@ export const startAccord = async (config: AccordConfig, options: StartOptions = 
   const hooks = metrics === undefined ? logging : withMetrics(logging, metrics)
   let server: RunningServer
   let metricsListener: MetricsListener | undefined
+  let rateLimit: ClosableRateLimiter | undefined
   try {
     // The first run builds the layer: an unreachable database fails here, before the port is taken.
     await runOrThrow(
@@ -160,8 +173,15 @@ export const startAccord = async (config: AccordConfig, options: StartOptions = 
       )
       logger.info({ seedFile: config.seedFile, ...report }, "seed loaded")
     }
+    // After the store: a PostgreSQL limit's table goes into the schema the store's migrations created.
+    rateLimit = await makeServerRateLimiter(config, {
+      clustered,
+      onError: rateLimitErrorLogging(logger, describe)
+    }).catch((error: unknown) => {
+      throw new StartError(`cannot start the ${config.rateLimit?.store} rate limit: ${describe(error)}`)
+    })
     // Before the service's port, so that a taken metrics port stops the start before any client is answered.
-    if (metrics !== undefined && config.metrics !== undefined && !isClusterWorker()) {
+    if (metrics !== undefined && config.metrics !== undefined && !clustered) {
       const { host, port } = config.metrics
       metricsListener = await serveMetrics(metrics.registry, config.metrics).catch((error: unknown) => {
         throw new StartError(`cannot listen for metrics on ${host}:${port}: ${describe(error)}`)
@@ -176,7 +196,7 @@ export const startAccord = async (config: AccordConfig, options: StartOptions = 
       maxPathLength: config.maxPathLength,
       requestTimeoutMs: config.requestTimeoutMs,
       headersTimeoutMs: config.headersTimeoutMs,
-      ...(config.rateLimit !== undefined && { rateLimit: config.rateLimit }),
+      ...(rateLimit !== undefined && { rateLimit }),
       drainTimeoutMs: config.drainTimeoutMs,
       maxConnections: config.maxConnections,
       docs: loadApiReference(),
@@ -187,6 +207,7 @@ export const startAccord = async (config: AccordConfig, options: StartOptions = 
     })
   } catch (error) {
     await metricsListener?.close()
+    await rateLimit?.close()
     await runtime.dispose()
     throw error
   }
@@ -208,6 +229,7 @@ export const startAccord = async (config: AccordConfig, options: StartOptions = 
       try {
         await server.close()
       } finally {
+        await rateLimit?.close()
         // Metrics stay up while the service drains, so the drain itself can be watched.
         await Promise.all([runtime.dispose(), metricsListener?.close()])
       }

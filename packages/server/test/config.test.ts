@@ -135,7 +135,11 @@ describe("parseConfig", () => {
     [{ SCRYPT_N: "1" }, "SCRYPT_N must be a power of two"],
     [{ SCRYPT_R: "0" }, 'SCRYPT_R must be an integer from 1 to 32, got "0"'],
     [{ SCRYPT_P: "x" }, 'SCRYPT_P must be an integer from 1 to 16, got "x"'],
-    [{ STORE: "postgres" }, "--database-url (DATABASE_URL) is required with --store postgres"]
+    [{ STORE: "postgres" }, "--database-url (DATABASE_URL) is required with --store postgres"],
+    [
+      { RATE_LIMIT_CAPACITY: "1", RATE_LIMIT_REFILL_PER_SECOND: "1", RATE_LIMIT_STORE: "redis" },
+      "--redis-url (REDIS_URL) is required with --rate-limit-store redis"
+    ]
   ])("refuses the environment %j with a message naming the problem", (env, message) => {
     expect(configError([], env).message).toContain(message)
   })
@@ -151,6 +155,21 @@ describe("parseConfig", () => {
     const error = configError(["--store", "postgres", "--database-url", "mysql://admin:s3cret-pw@db/x"])
     expect(error.message).toContain("--database-url (DATABASE_URL) must be a postgres:// or postgresql:// URL")
     expect(error.message).not.toContain("s3cret-pw")
+  })
+
+  it("never echoes a Redis URL, which may carry a password", () => {
+    const error = configError([], { REDIS_URL: "https://:s3cret-pw@cache:6379" })
+    expect(error.message).toBe("--redis-url (REDIS_URL) must be a redis:// or rediss:// URL")
+  })
+
+  it("lists the rate limit options in the usage text", () => {
+    for (const text of [
+      "--rate-limit-store memory|postgres|redis",
+      "RATE_LIMIT_STORE",
+      "--redis-url URL",
+      "(REDIS_URL)"
+    ])
+      expect(usage).toContain(text)
   })
 
   it("keeps the database URL redacted when printed", () => {

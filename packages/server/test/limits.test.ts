@@ -1,5 +1,6 @@
 import { exchange } from "@accord/conformance"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { Redacted } from "effect"
 import { ConfigError, defaultConfig, parseConfig, type AccordConfig } from "../src/config.js"
 import {
   bearer,
@@ -63,7 +64,7 @@ describe("limit options", () => {
       maxPathLength: 100,
       requestTimeoutMs: 500,
       headersTimeoutMs: 200,
-      rateLimit: { capacity: 5, refillPerSecond: 0.5 },
+      rateLimit: { capacity: 5, refillPerSecond: 0.5, store: "memory" },
       hashing: { maxConcurrent: 1, maxQueued: 0 }
     })
     expect(
@@ -80,8 +81,43 @@ describe("limit options", () => {
       maxPathLength: 512,
       requestTimeoutMs: 0,
       headersTimeoutMs: 0,
-      rateLimit: { capacity: 10, refillPerSecond: 2 }
+      rateLimit: { capacity: 10, refillPerSecond: 2, store: "memory" }
     })
+  })
+
+  it("keeps the rate limit where --rate-limit-store says: memory by default, the store's database, or Redis", () => {
+    const limit = ["--rate-limit-capacity", "5", "--rate-limit-refill-per-second", "1"]
+    const postgres = ["--store", "postgres", "--database-url", "postgres://postgres@127.0.0.1:5432/test"]
+    expect(run([...limit, ...postgres, "--rate-limit-store", "postgres"]).rateLimit).toEqual({
+      capacity: 5,
+      refillPerSecond: 1,
+      store: "postgres"
+    })
+    const redis = run(limit, { RATE_LIMIT_STORE: "redis", REDIS_URL: "rediss://:s3cret-pw@cache.internal:6380/2" })
+    expect(redis.rateLimit).toEqual({ capacity: 5, refillPerSecond: 1, store: "redis" })
+    expect(redis.redisUrl && Redacted.value(redis.redisUrl)).toBe("rediss://:s3cret-pw@cache.internal:6380/2")
+    expect(JSON.stringify(redis)).not.toContain("s3cret-pw")
+    expect(String(redis.redisUrl)).not.toContain("s3cret-pw")
+    // REDIS_URL alone (set for something else) changes nothing.
+    expect(run([], { REDIS_URL: "redis://127.0.0.1:6379" }).rateLimit).toBeUndefined()
+  })
+
+  it("refuses a rate limit store it cannot use, naming the options and never echoing the Redis URL", () => {
+    const limit = ["--rate-limit-capacity", "5", "--rate-limit-refill-per-second", "1"]
+    expect(refusal([...limit, "--rate-limit-store", "postgres"])).toBe(
+      "--rate-limit-store (RATE_LIMIT_STORE) postgres needs --store postgres: the limit is kept in the store's database"
+    )
+    expect(refusal([...limit, "--rate-limit-store", "redis"])).toBe(
+      "--redis-url (REDIS_URL) is required with --rate-limit-store redis"
+    )
+    expect(refusal(["--rate-limit-store", "redis", "--redis-url", "redis://127.0.0.1:6379"])).toBe(
+      "--rate-limit-store (RATE_LIMIT_STORE) needs a rate limit: --rate-limit-capacity (RATE_LIMIT_CAPACITY) and --rate-limit-refill-per-second (RATE_LIMIT_REFILL_PER_SECOND)"
+    )
+    expect(refusal([...limit, "--rate-limit-store", "mongo"])).toBe(
+      '--rate-limit-store (RATE_LIMIT_STORE) must be one of memory, postgres, redis, got "mongo"'
+    )
+    const badUrl = refusal([...limit, "--rate-limit-store", "redis", "--redis-url", "http://:s3cret-pw@cache:6379"])
+    expect(badUrl).toBe("--redis-url (REDIS_URL) must be a redis:// or rediss:// URL")
   })
 
   it("a request timeout below the default headers timeout caps it; an explicit larger headers timeout is refused", () => {
@@ -171,14 +207,12 @@ describe.each(["fastify", "koa", "express", "fetch"] as const)("accord CLI limit
       })
     const tooLarge = await put(`{"language":"en"${" ".repeat(60)}}`)
     expect([tooLarge.status, await codeOf(tooLarge)]).toEqual([413, "payload_too_large"])
-    // The 413 took the first of USER_TOKEN's two tokens.
+    // The 413 was the first of USER_TOKEN's two requests in its 10 s window (2 / 0.2 per second).
     expect((await put("{}")).status).toBe(200)
     const limited = await put("{}")
-    expect([limited.status, limited.headers.get("retry-after"), await codeOf(limited)]).toEqual([
-      429,
-      "5",
-      "rate_limited"
-    ])
+    expect([limited.status, await codeOf(limited)]).toEqual([429, "rate_limited"])
+    // The window's seconds left, rounded up: 10 unless a second went by since the first request.
+    expect(["9", "10"]).toContain(limited.headers.get("retry-after"))
 
     expect(await stopped(cli)).toEqual({ code: 0, signal: null })
   })

@@ -9,7 +9,7 @@ import { loggedPath } from "./logged-path.js"
 import { isJsonMediaType } from "./media-type.js"
 import { makeOpenApiDocument } from "./openapi.js"
 import { PROBLEM_CONTENT_TYPE, problemBody, problemOf, problems, type Problem } from "./problem.js"
-import { makeRateLimiter } from "./rate-limit.js"
+import type { RateLimiter } from "./rate-limit.js"
 import { compileRouter } from "./router.js"
 import { apiRoutes, type Operation } from "./routes.js"
 import type {
@@ -98,7 +98,7 @@ export const makeHttpHandler = (options: HttpHandlerOptions): HttpHandler => {
   const prefix = normalisePrefix(options.prefix ?? DEFAULT_PREFIX)
   const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT
   const maxPathLength = options.maxPathLength ?? DEFAULT_MAX_PATH_LENGTH
-  const rateLimit = options.rateLimit === undefined ? undefined : makeRateLimiter(options.rateLimit)
+  const rateLimit = options.rateLimit
   const runtime = options.runtime
   const route = compileRoutes(options)
   const knownSegments = new Set(
@@ -155,13 +155,34 @@ export const makeHttpHandler = (options: HttpHandlerOptions): HttpHandler => {
     request: HttpRequest,
     params: Readonly<Record<string, string>>
   ): Effect.Effect<unknown, Refusal | DomainError, AccordServices> =>
-    Effect.flatMap(authenticate(compiled.operation, request), (caller) => {
-      const refused = authorize(compiled.operation, caller)
-      if (refused !== undefined) return Effect.fail(refused)
-      return Effect.flatMap(readJsonBody(compiled.operation, request), (json) =>
-        Effect.flatMap(decodeInput(compiled, json, params), (input) => compiled.operation.run(caller, input))
-      )
-    })
+    Effect.flatMap(authenticate(compiled.operation, request), (caller) =>
+      // Without a limiter (or a caller) nothing waits here: the program stays synchronous (see `runNow`).
+      rateLimit === undefined || caller === undefined
+        ? authorized(compiled, request, params, caller)
+        : Effect.flatMap(limitRate(rateLimit, caller), () => authorized(compiled, request, params, caller))
+    )
+
+  /** 429 past the credential's rate limit; the limiter never rejects (docs/api.md, "Rate limit"). */
+  const limitRate = (limiter: RateLimiter, caller: Principal): Effect.Effect<void, Refusal> =>
+    Effect.flatMap(
+      Effect.promise(() => limiter.consume(principalKey(caller))),
+      (waitSeconds) => (waitSeconds > 0 ? refuse(problems.rateLimited(waitSeconds)) : Effect.void)
+    )
+
+  /** 403 for an application credential on a user operation, then the body, its decoding and the use case. */
+  const authorized = (
+    compiled: CompiledOperation,
+    request: HttpRequest,
+    params: Readonly<Record<string, string>>,
+    caller: Principal | undefined
+  ): Effect.Effect<unknown, Refusal | DomainError, AccordServices> => {
+    if (caller !== undefined && compiled.operation.access === "user" && caller._tag !== "User") {
+      return Effect.fail(INSUFFICIENT_SCOPE)
+    }
+    return Effect.flatMap(readJsonBody(compiled.operation, request), (json) =>
+      Effect.flatMap(decodeInput(compiled, json, params), (input) => compiled.operation.run(caller, input))
+    )
+  }
 
   /** 401 for a missing, malformed or unknown credential; none is needed for a public operation. */
   const authenticate = (
@@ -176,15 +197,6 @@ export const makeHttpHandler = (options: HttpHandlerOptions): HttpHandler => {
     if (credential._tag === "Missing") return MISSING_CREDENTIAL
     if (credential._tag === "Malformed") return INVALID_CREDENTIAL
     return Authenticator.use((authenticator) => authenticator.authenticate(credential.token))
-  }
-
-  /** 429 past the credential's rate limit, then 403 for an application credential on a user operation. */
-  const authorize = (operation: Operation, caller: Principal | undefined): Refusal | DomainError | undefined => {
-    if (caller === undefined) return undefined
-    const waitSeconds = rateLimit?.(principalKey(caller)) ?? 0
-    if (waitSeconds > 0) return new Refusal({ problem: problems.rateLimited(waitSeconds) })
-    if (operation.access === "user" && caller._tag !== "User") return INSUFFICIENT_SCOPE
-    return undefined
   }
 
   /** The body decoded with the operation's Schema (400), then the path parameters (404 when they do not decode). */

@@ -1,45 +1,11 @@
-/** Per-credential token buckets: `capacity` requests at once, refilled at `refillPerSecond`. */
-export interface RateLimitOptions {
-  readonly capacity: number
-  readonly refillPerSecond: number
-  /** Buckets kept at most; the least recently used is dropped first. Default 100000. */
-  readonly maxTracked?: number
-}
-
-interface Bucket {
-  tokens: number
-  updatedAt: number
-}
-
 /**
- * Returns a check that takes one token from the caller's bucket and answers 0 when the request may go on, or the
- * whole seconds to wait (for Retry-After). A Map keeps insertion order, which makes it a cheap LRU.
+ * A per-credential rate limit, kept wherever the host chooses (one process, a cluster's primary, PostgreSQL, Redis:
+ * `@accord/rate-limit`). The core only asks it, right after the credentials (docs/api.md, "Errors": order of checks).
  */
-export const makeRateLimiter = (options: RateLimitOptions, now: () => number = () => performance.now()) => {
-  const buckets = new Map<string, Bucket>()
-  const maxTracked = options.maxTracked ?? 100_000
-  return (key: string): number => {
-    const at = now()
-    let bucket = buckets.get(key)
-    if (bucket === undefined) {
-      bucket = { tokens: options.capacity, updatedAt: at }
-      if (buckets.size >= maxTracked) {
-        const oldest = buckets.keys().next()
-        if (oldest.done !== true) buckets.delete(oldest.value)
-      }
-    } else {
-      buckets.delete(key)
-      bucket.tokens = Math.min(
-        options.capacity,
-        bucket.tokens + ((at - bucket.updatedAt) / 1000) * options.refillPerSecond
-      )
-      bucket.updatedAt = at
-    }
-    buckets.set(key, bucket)
-    if (bucket.tokens >= 1) {
-      bucket.tokens -= 1
-      return 0
-    }
-    return Math.max(1, Math.ceil((1 - bucket.tokens) / options.refillPerSecond))
-  }
+export interface RateLimiter {
+  /**
+   * Takes one request from `key`'s allowance. Resolves 0 when the request may go on, else the whole seconds to wait
+   * (the 429's Retry-After, at least 1). Never rejects: a limiter whose store fails decides itself what to answer.
+   */
+  readonly consume: (key: string) => Promise<number>
 }

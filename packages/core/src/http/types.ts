@@ -1,5 +1,5 @@
 import type { ManagedRuntime } from "effect"
-import type { RateLimitOptions } from "./rate-limit.js"
+import type { RateLimiter } from "./rate-limit.js"
 import type { Authenticator } from "../ports/authenticator.js"
 import type { PasswordHasher } from "../ports/password-hasher.js"
 import type { PaymentMethods } from "../ports/payment-methods.js"
@@ -88,8 +88,11 @@ export interface HttpHandlerOptions {
   readonly bodyLimit?: number
   /** Static files of the offline API reference page, served under `{prefix}/docs`. */
   readonly docs?: DocsAssets
-  /** Per-credential token bucket; off when absent. Over the limit: 429 `rate_limited` with Retry-After. */
-  readonly rateLimit?: RateLimitOptions
+  /**
+   * Per-credential rate limit (e.g. from `@accord/rate-limit`); off when absent. Over the limit: 429 `rate_limited`
+   * with Retry-After. Asked once per request that carries a valid credential, before the body is read.
+   */
+  readonly rateLimit?: RateLimiter
   /** Longest accepted request path in characters, default 2048; longer is 414 `uri_too_long`. */
   readonly maxPathLength?: number
   /**

@@ -1,0 +1,95 @@
+import { createHash } from "node:crypto"
+import pg from "pg"
+import { RateLimiterPostgres } from "rate-limiter-flexible"
+import {
+  DEFAULT_KEY_PREFIX,
+  failOpen,
+  reporter,
+  type ClosableRateLimiter,
+  type SharedLimiterOptions
+} from "./fail-open.js"
+import { fixedWindowFor, type RateLimitOptions } from "./window.js"
+
+/** The table that holds the windows, one row per key: `key varchar(255) PRIMARY KEY, points integer, expire bigint`. */
+export const RATE_LIMIT_TABLE = "accord_rate_limits"
+
+/** The same rule as the store's schema names (store-postgres): quoted as is into SQL, so nothing else passes. */
+const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/
+const MAX_KEY_PREFIX = 64
+/** The key column is varchar(255): a longer key (a long JWT subject) is stored as its digest instead. */
+const MAX_ROW_KEY = 255
+
+/** Connecting, and each query, give up after this long: a hung database does not hold pool connections for long. */
+const POOL_TIMEOUT_MS = 2000
+
+export interface PostgresRateLimiterOptions extends RateLimitOptions, SharedLimiterOptions {
+  /** `postgres://user:password@host:port/database`: in the server, the store's database. */
+  readonly connectionString: string
+  /** The schema that holds the table (it must exist: the store creates it); default the connection's search_path. */
+  readonly schema?: string
+  /**
+   * Default true: the table is created at start when missing (`CREATE TABLE IF NOT EXISTS`, safe when several
+   * processes start at once). false: it exists already, e.g. created by the operator for a role that may not create.
+   */
+  readonly createTable?: boolean
+  /** Connections in this limiter's own pool, default 10. */
+  readonly poolSize?: number
+}
+
+/**
+ * One allowance per credential for every process on the database, in the table `accord_rate_limits`. Resolves once
+ * the table is there; rejects when it cannot be created (the database is unreachable, or the role may not create
+ * tables), having closed its pool. After that, a failing database fails open (see `SharedLimiterOptions`).
+ *
+ * The windows' ends are computed from each process's clock: keep the servers' clocks in sync.
+ */
+export const makePostgresRateLimiter = async (options: PostgresRateLimiterOptions): Promise<ClosableRateLimiter> => {
+  const { points, durationSeconds } = fixedWindowFor(options)
+  const keyPrefix = options.keyPrefix ?? DEFAULT_KEY_PREFIX
+  if (options.schema !== undefined && !SCHEMA_NAME.test(options.schema)) {
+    throw new RangeError("schema must be 1 to 63 characters of [A-Za-z0-9_], not starting with a digit")
+  }
+  if (keyPrefix.length > MAX_KEY_PREFIX) throw new RangeError(`keyPrefix must be at most ${MAX_KEY_PREFIX} characters`)
+  const pool = new pg.Pool({
+    connectionString: options.connectionString,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: POOL_TIMEOUT_MS,
+    query_timeout: POOL_TIMEOUT_MS,
+    keepAlive: true
+  })
+  // An idle connection that breaks is reported, never an unhandled 'error' event (which would end the process).
+  pool.on("error", reporter(options.onError))
+
+  let tableDone: (error?: Error) => void = () => {}
+  const tableReady = new Promise<void>((resolve, reject) => {
+    tableDone = (error) => (error === undefined ? resolve() : reject(error))
+  })
+  const limiter = new RateLimiterPostgres(
+    {
+      storeClient: pool,
+      storeType: "pool",
+      tableName: RATE_LIMIT_TABLE,
+      ...(options.schema !== undefined && { schemaName: options.schema }),
+      tableCreated: options.createTable === false,
+      keyPrefix,
+      points,
+      duration: durationSeconds
+    },
+    (error) => tableDone(error)
+  )
+  try {
+    await tableReady
+  } catch (error) {
+    await pool.end()
+    throw error
+  }
+
+  const longestKey = MAX_ROW_KEY - keyPrefix.length - 1
+  const rowKey = (key: string): string =>
+    key.length <= longestKey ? key : `sha256:${createHash("sha256").update(key).digest("hex")}`
+  let closing: Promise<void> | undefined
+  return {
+    ...failOpen((key) => limiter.consume(rowKey(key)), options),
+    close: () => (closing ??= pool.end())
+  }
+}

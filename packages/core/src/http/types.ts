@@ -87,6 +87,12 @@ export interface HttpHandlerOptions {
   readonly rateLimit?: RateLimitOptions
   /** Longest accepted request path in characters, default 2048; longer is 414 `uri_too_long`. */
   readonly maxPathLength?: number
+  /**
+   * Whether the host is shutting down: from the moment it returns true, `{prefix}/health/ready` answers 503 so that
+   * load balancers send new requests elsewhere, while every other route keeps answering (docs/api.md, "Probes").
+   * The adapters' standalone servers set it during their drain; a host that mounts the handler itself passes its own.
+   */
+  readonly isDraining?: () => boolean
   readonly onResponse?: (log: RequestLog) => void
   /** Called for every 500 with the request id; the client sees only a generic problem. */
   readonly onInternalError?: (requestId: string, cause: unknown) => void

@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os"
 import { parseArgs } from "node:util"
 import { Effect, Redacted, Result, Schema, SchemaIssue, SchemaTransformation } from "effect"
 import { DEFAULT_MAX_PATH_LENGTH, type RateLimitOptions } from "@accord/core"
@@ -60,6 +61,8 @@ export interface AccordConfig {
   /** Who checks credentials: the store's seeded tokens, or JWTs (then `jwt` holds their settings). */
   readonly auth: "store" | "jwt"
   readonly jwt?: JwtAuthConfig
+  /** Processes serving the one port (`node:cluster`); 1: no cluster at all. More than 1 needs the postgres store. */
+  readonly workers: number
 }
 
 export const defaultConfig: AccordConfig = {
@@ -77,7 +80,8 @@ export const defaultConfig: AccordConfig = {
   logLevel: "info",
   scrypt: productionScryptCost,
   hashing: { maxConcurrent: DEFAULT_SCRYPT_MAX_CONCURRENT, maxQueued: DEFAULT_SCRYPT_MAX_QUEUED },
-  auth: "store"
+  auth: "store",
+  workers: 1
 }
 
 export const usage = `Usage: accord [options]
@@ -108,6 +112,8 @@ a flag wins over the environment.
                              (RATE_LIMIT_REFILL_PER_SECOND)
   --log-level LEVEL          fatal|error|warn|info|debug|trace|silent (LOG_LEVEL, default info)
   --auth store|jwt           who checks tokens: the store's seeded ones, or JWTs (AUTH, default store)
+  --workers N|auto           processes serving the port, auto: one per core; more than 1 needs --store postgres
+                             (WORKERS, default 1)
   -h, --help                 print this help and exit
 
   Password hashing cost, environment only: SCRYPT_N (default 32768), SCRYPT_R (default 8), SCRYPT_P (default 3);
@@ -117,6 +123,8 @@ a flag wins over the environment.
 
 Once listening, prints one line to stdout: "listening on http://HOST:PORT". Logs are JSON lines on stderr.
 SIGTERM or SIGINT drains in-flight requests, closes the store and exits 0. Exit code 2: bad options or seed file.
+With --workers above 1, a primary process runs that many workers on the one port, prints the line once, replaces a
+worker that dies, and forwards SIGTERM/SIGINT to every worker; a worker that cannot start stops it with its code.
 `
 
 interface OptionSpec {
@@ -146,6 +154,7 @@ const options = {
   rateLimitRefillPerSecond: { flag: "rate-limit-refill-per-second", env: "RATE_LIMIT_REFILL_PER_SECOND" },
   logLevel: { flag: "log-level", env: "LOG_LEVEL" },
   auth: { flag: "auth", env: "AUTH" },
+  workers: { flag: "workers", env: "WORKERS" },
   scryptN: { env: "SCRYPT_N" },
   scryptR: { env: "SCRYPT_R" },
   scryptP: { env: "SCRYPT_P" },
@@ -186,6 +195,9 @@ const nonEmpty = text("must not be empty", (value) => value.length > 0)
 const withDefault = <S extends Schema.Top>(schema: S, value: S["Type"]) =>
   schema.pipe(Schema.withDecodingDefaultTypeKey(Effect.succeed(value)))
 
+/** Far above any machine's cores: past it a typo, not a plan. */
+const MAX_WORKERS = 1024
+
 const powerOfTwo = (n: number) => Number.isInteger(n) && n >= 2 && (n & (n - 1)) === 0
 
 const RawConfig = Schema.Struct({
@@ -225,7 +237,14 @@ const RawConfig = Schema.Struct({
   scryptP: withDefault(integer(1, 16), defaultConfig.scrypt.p),
   scryptMaxConcurrent: withDefault(integer(1, 1024), defaultConfig.hashing.maxConcurrent),
   scryptMaxQueued: withDefault(integer(0, 1_000_000), defaultConfig.hashing.maxQueued),
-  auth: withDefault(oneOf(["store", "jwt"]), defaultConfig.auth)
+  auth: withDefault(oneOf(["store", "jwt"]), defaultConfig.auth),
+  workers: withDefault(
+    text(
+      `must be auto or an integer from 1 to ${MAX_WORKERS}`,
+      (value) => value === "auto" || (WHOLE_NUMBER.test(value) && Number(value) >= 1 && Number(value) <= MAX_WORKERS)
+    ),
+    String(defaultConfig.workers)
+  )
 })
 
 const describeOption = (key: OptionKey): string => {
@@ -305,6 +324,7 @@ export const parseConfig = (
     headersTimeoutMs: headersTimeoutGiven,
     rateLimitCapacity,
     rateLimitRefillPerSecond,
+    workers: workersGiven,
     ...rest
   } = decoded.success
   if (rest.store === "postgres" && databaseUrl === undefined) {
@@ -323,6 +343,13 @@ export const parseConfig = (
   if ((rateLimitCapacity === undefined) !== (rateLimitRefillPerSecond === undefined)) {
     throw new ConfigError(
       `${describeOption("rateLimitCapacity")} and ${describeOption("rateLimitRefillPerSecond")} go together: give both or neither`
+    )
+  }
+  const workers = workersGiven === "auto" ? availableParallelism() : Number(workersGiven)
+  if (workers > 1 && rest.store === "memory") {
+    const given = workersGiven === "auto" ? `auto (${workers} cores)` : workersGiven
+    throw new ConfigError(
+      `${describeOption("workers")} ${given} needs --store postgres: with the memory store each worker would hold its own data`
     )
   }
   let jwt: JwtAuthConfig | undefined
@@ -344,6 +371,7 @@ export const parseConfig = (
           rateLimit: { capacity: rateLimitCapacity, refillPerSecond: rateLimitRefillPerSecond }
         }),
       headersTimeoutMs,
+      workers,
       scrypt: { N: scryptN, r: scryptR, p: scryptP },
       hashing: { maxConcurrent: scryptMaxConcurrent, maxQueued: scryptMaxQueued }
     }

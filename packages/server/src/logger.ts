@@ -40,6 +40,18 @@ export const createLogger = (
     destination
   )
 
+/** Linux's PIPE_BUF: a write to a pipe of at most this many bytes is never interleaved with another writer's. */
+const PIPE_BUF = 4096
+
+/**
+ * stderr for a process of a cluster, whose processes all write to the one stderr: each write carries whole lines and
+ * at most PIPE_BUF bytes, so that lines of two processes never mix (a single line longer than that is written alone).
+ * `sync` for the primary, which writes little: its last lines are written before it exits, in order (an asynchronous
+ * write still under way when the process exits can land after the lines flushed at exit, or not at all).
+ */
+export const sharedStderr = (options: { readonly sync: boolean }): DestinationStream =>
+  pino.destination({ dest: 2, sync: options.sync, maxWrite: PIPE_BUF })
+
 /** Writes what is buffered; resolves at once when the destination has nothing pending or cannot flush. */
 export const flushLogger = (logger: Logger): Promise<void> =>
   new Promise((resolve) => {

@@ -152,6 +152,8 @@ export const runPrimary = async (
     if (state === undefined || !isListeningMessage(message)) return
     state.listeningSince = Date.now()
     logger.info({ workerId: worker.id, workerPid: worker.process.pid, url: message.url }, "worker listening")
+    // A cluster that is stopping (a worker could not start, or a signal came) announces nothing.
+    if (stopping !== undefined) return
     if (url === undefined) {
       url = message.url
       logger.info({ workers: config.workers, url, node: process.version }, "cluster listening")

@@ -29,7 +29,10 @@ const exitAfterFlush = async (logger: Logger, code: number): Promise<never> => {
 const handleSignals = (accord: RunningAccord, logger: Logger, inCluster: boolean): void => {
   let draining = false
   const onSignal = (signal: "SIGTERM" | "SIGINT") => {
-    if (draining && inCluster) return
+    if (draining && inCluster) {
+      logger.info({ signal }, "already draining")
+      return
+    }
     if (draining) {
       logger.warn({ signal }, "second signal, exiting without finishing the drain")
       void exitAfterFlush(logger, 128 + constants.signals[signal])

@@ -52,6 +52,36 @@ const spawnCluster = (workers: number, env: Record<string, string> = {}): Cli =>
   return spawn([...args, "--database-schema", schema, "--port", "0", "--seed", seedPath], env)
 }
 
+const isRunning = (pid: unknown): boolean => {
+  try {
+    process.kill(Number(pid), 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** The pids of both workers, once the primary has logged them listening. */
+const bothWorkers = (cli: Cli): Promise<ReadonlyArray<unknown>> =>
+  waitFor("both workers listen", () => {
+    const lines = workersListening(cli)
+    return lines.length === 2 ? lines.map((line) => line["workerPid"]) : undefined
+  })
+
+/**
+ * A request a worker holds, waiting for its body, which keeps that worker's drain open until `finish()`. Its
+ * `100 Continue` (sent once the handler reads the body) proves a worker has it, not the primary's queue.
+ */
+const holdDrain = async (base: string) => {
+  const connection = await openConnection(base)
+  connection.send(
+    `PUT ${paths.preferences} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${USER_TOKEN}\r\n` +
+      "Content-Type: application/json\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\n"
+  )
+  await connection.received("HTTP/1.1 100 Continue\r\n\r\n")
+  return { ...connection, finish: () => connection.send("{}") }
+}
+
 /** Polls `check` every 20 ms until it returns a value; fails after `timeoutMs` saying what it waited for. */
 const waitFor = async <A>(what: string, check: () => A | undefined, timeoutMs = 20_000): Promise<A> => {
   const deadline = Date.now() + timeoutMs
@@ -292,5 +322,46 @@ describe.skipIf(databaseUrl === undefined)(
       expect(requestStatuses.filter((status) => status !== 200 && status !== 201)).toEqual([])
       expect(requestStatuses).toHaveLength(2 * count)
     }, 90_000)
+
+    it("a second SIGTERM kills the workers and exits at once with 143", async () => {
+      const cli = spawnCluster(2)
+      const base = await cli.listening
+      const workerPids = await bothWorkers(cli)
+      const held = await Promise.all(Array.from({ length: 4 }, () => holdDrain(base)))
+      cli.child.kill("SIGTERM")
+      await waitFor("both workers drain", () => {
+        const draining = linesWith(cli, "draining").map((line) => line["pid"])
+        return workerPids.every((pid) => draining.includes(pid)) ? true : undefined
+      })
+      cli.child.kill("SIGTERM")
+      expect(await cli.exited).toEqual({ code: 143, signal: null })
+      await waitFor("the workers are gone", () => (workerPids.some(isRunning) ? undefined : true))
+      for (const connection of held) connection.destroy()
+    }, 60_000)
+
+    it("a worker that got SIGINT itself (a terminal's Ctrl-C reaches every process) ignores the primary's forwarded one: one drain, exit 0", async () => {
+      const cli = spawnCluster(2)
+      const base = await cli.listening
+      const workerPids = await bothWorkers(cli)
+      const held = await Promise.all(Array.from({ length: 4 }, () => holdDrain(base)))
+      const loggedByEachWorker = (message: string) =>
+        waitFor(`both workers log "${message}"`, () => {
+          const pids = linesWith(cli, message).map((line) => line["pid"])
+          return workerPids.every((pid) => pids.includes(pid)) ? true : undefined
+        })
+      // Delivered one after the other (a terminal delivers them at once, when the kernel may merge the two).
+      for (const pid of workerPids) process.kill(Number(pid), "SIGINT")
+      await loggedByEachWorker("draining")
+      cli.child.kill("SIGINT")
+      await loggedByEachWorker("already draining")
+      // The held requests complete: the drain was not cut short by the second SIGINT each worker got.
+      for (const connection of held) connection.finish()
+      const received = await Promise.all(held.map((connection) => connection.closed))
+      for (const wire of received)
+        expect(wire).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 OK\r\n[\s\S]*"language":"en"/)
+      expect(await cli.exited).toEqual({ code: 0, signal: null })
+      expect(linesWith(cli, "worker stopped").map((line) => line["code"])).toEqual([0, 0])
+      expect(linesWith(cli, "worker exited, replacing it")).toEqual([])
+    }, 60_000)
   }
 )

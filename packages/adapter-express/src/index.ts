@@ -12,6 +12,7 @@ import {
   drainOnClose,
   guardServer,
   listen,
+  makeDrainState,
   makeNodeHttpHandler,
   nodeServerOptions,
   requestPath,
@@ -77,7 +78,8 @@ export const accordExpressRouter = (options: HttpHandlerOptions): Router => {
 /** An Express server serving Accord under `prefix` and the core's 404 problem everywhere else. */
 export const startExpressServer = async (options: StandaloneServerOptions): Promise<RunningServer> => {
   const prefix = options.prefix ?? DEFAULT_PREFIX
-  const handler = makeNodeHttpHandler({ ...options, prefix })
+  const drainState = makeDrainState(options)
+  const handler = makeNodeHttpHandler({ ...options, prefix, isDraining: drainState.isDraining })
   const app = express()
   // The one header Express adds to every response by itself (ETag comes only from res.send, which is never called).
   app.disable("x-powered-by")
@@ -90,7 +92,7 @@ export const startExpressServer = async (options: StandaloneServerOptions): Prom
   const { guard, clientError } = guardServer(server, options)
   server.on("request", guard(app))
   server.on("clientError", clientError)
-  const drain = drainOnClose(server)
+  const drain = drainOnClose(server, drainState)
   const url = await listen(server, options.host ?? DEFAULT_HOST, options.port ?? DEFAULT_PORT)
   return { url, close: () => drain(options.drainTimeoutMs) }
 }

@@ -11,6 +11,7 @@ import {
   DEFAULT_PORT,
   drainOnClose,
   guardServer,
+  makeDrainState,
   makeNodeHttpHandler,
   nodeServerOptions,
   responsePayload,
@@ -88,10 +89,11 @@ export const accordPlugin: FastifyPluginAsync<AccordPluginOptions> = async (inst
 /** A Fastify server serving Accord under `prefix` and the core's 404 problem everywhere else. */
 export const startFastifyServer = async (options: StandaloneServerOptions): Promise<RunningServer> => {
   const prefix = options.prefix ?? DEFAULT_PREFIX
-  const handler = makeNodeHttpHandler({ ...options, prefix })
+  const drainState = makeDrainState(options)
+  const handler = makeNodeHttpHandler({ ...options, prefix, isDraining: drainState.isDraining })
   const server = createServer(nodeServerOptions(options))
   const { guard, clientError } = guardServer(server, options)
-  const drain = drainOnClose(server)
+  const drain = drainOnClose(server, drainState)
   const app = Fastify({
     logger: false,
     // A plain Node server (Node's timeouts, not Fastify's 72 s keep-alive) and Node's answer to malformed HTTP.

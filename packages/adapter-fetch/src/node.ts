@@ -15,6 +15,7 @@ import {
   drainOnClose,
   guardServer,
   listen,
+  makeDrainState,
   nodeServerOptions,
   requestPath,
   toHttpRequest
@@ -39,7 +40,12 @@ const withContentLength = (response: HttpResponse): HttpResponse =>
  * through the Node bridge: so every answer is Koa's and Fastify's, header order aside (fetch's Headers sort names).
  */
 export const startFetchServer = async (options: StandaloneServerOptions): Promise<RunningServer> => {
-  const handler = makeHttpHandler({ ...options, prefix: options.prefix ?? DEFAULT_PREFIX })
+  const drainState = makeDrainState(options)
+  const handler = makeHttpHandler({
+    ...options,
+    prefix: options.prefix ?? DEFAULT_PREFIX,
+    isDraining: drainState.isDraining
+  })
   const answer = async (request: HttpRequest, incoming: IncomingMessage, outgoing: ServerResponse) => {
     const response = await handler(request)
     closeIfBodyUnread(incoming, outgoing)
@@ -85,7 +91,7 @@ export const startFetchServer = async (options: StandaloneServerOptions): Promis
     })
   )
   server.on("clientError", clientError)
-  const drain = drainOnClose(server)
+  const drain = drainOnClose(server, drainState)
   const url = await listen(server, options.host ?? DEFAULT_HOST, options.port ?? DEFAULT_PORT)
   return { url, close: () => drain(options.drainTimeoutMs) }
 }

@@ -12,6 +12,7 @@ import {
   drainOnClose,
   guardServer,
   listen,
+  makeDrainState,
   makeNodeHttpHandler,
   nodeServerOptions,
   responsePayload,
@@ -64,7 +65,8 @@ export const accordRouter = (options: HttpHandlerOptions): Router => {
 /** A Koa server serving Accord under `prefix` and the core's 404 problem everywhere else. */
 export const startKoaServer = async (options: StandaloneServerOptions): Promise<RunningServer> => {
   const prefix = options.prefix ?? DEFAULT_PREFIX
-  const handler = makeNodeHttpHandler({ ...options, prefix })
+  const drainState = makeDrainState(options)
+  const handler = makeNodeHttpHandler({ ...options, prefix, isDraining: drainState.isDraining })
   const app = new Koa()
   // Koa's default listener prints an error's stack to stderr as plain text (a client resetting the connection
   // mid-answer is enough); the host's log gets it instead, or nothing does.
@@ -77,7 +79,7 @@ export const startKoaServer = async (options: StandaloneServerOptions): Promise<
   const { guard, clientError } = guardServer(server, options)
   server.on("request", guard(app.callback()))
   server.on("clientError", clientError)
-  const drain = drainOnClose(server)
+  const drain = drainOnClose(server, drainState)
   const url = await listen(server, options.host ?? DEFAULT_HOST, options.port ?? DEFAULT_PORT)
   return { url, close: () => drain(options.drainTimeoutMs) }
 }

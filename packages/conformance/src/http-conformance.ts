@@ -375,7 +375,15 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
         expect(text(res)).toBe('{"status":"ok"}')
       })
 
-      it("health ignores credentials, valid or not, and the query string", async () => {
+      it('GET /api/health/live and /api/health/ready are 200 {"status":"ok"} without credentials', async () => {
+        for (const path of [paths.live, paths.ready]) {
+          const res = await call({ method: "GET", path })
+          expectJsonSuccess(`GET ${path}`, res, 200)
+          expect(text(res)).toBe('{"status":"ok"}')
+        }
+      })
+
+      it("health and the probes ignore credentials, valid or not, and the query string", async () => {
         const headerSets: ReadonlyArray<Record<string, string>> = [
           { Authorization: "Bearer nope$nope" },
           { Authorization: "Basic dXNlcjpwYXNz" },
@@ -383,14 +391,16 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
           bearer(client),
           bearer(users.auth)
         ]
-        for (const headers of headerSets) {
-          const res = await call({ method: "GET", path: paths.health, headers })
-          expectJsonSuccess(`GET health with ${headers["Authorization"]}`, res, 200)
-          expect(text(res)).toBe('{"status":"ok"}')
+        for (const path of [paths.health, paths.live, paths.ready]) {
+          for (const headers of headerSets) {
+            const res = await call({ method: "GET", path, headers })
+            expectJsonSuccess(`GET ${path} with ${headers["Authorization"]}`, res, 200)
+            expect(text(res)).toBe('{"status":"ok"}')
+          }
+          const withQuery = await call({ method: "GET", path: `${path}?verbose=1` })
+          expectJsonSuccess(`GET ${path}?verbose=1`, withQuery, 200)
+          expect(text(withQuery)).toBe('{"status":"ok"}')
         }
-        const withQuery = await call({ method: "GET", path: `${paths.health}?verbose=1` })
-        expectJsonSuccess("GET health?verbose=1", withQuery, 200)
-        expect(text(withQuery)).toBe('{"status":"ok"}')
       })
 
       it("GET /api/openapi.json is an OpenAPI 3.1 document with servers [{url: /api}]", async () => {
@@ -462,7 +472,9 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
             errors: ["401", "403"],
             credentialed: true
           },
-          { path: "/health", method: "get", success: "200", errors: ["503"], credentialed: false }
+          { path: "/health", method: "get", success: "200", errors: ["503"], credentialed: false },
+          { path: "/health/live", method: "get", success: "200", errors: [], credentialed: false },
+          { path: "/health/ready", method: "get", success: "200", errors: ["503"], credentialed: false }
         ]
         for (const operation of operations) {
           const label = `${operation.method.toUpperCase()} ${operation.path}`
@@ -472,6 +484,8 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
           expect(Object.keys(responses), `${label}: statuses`).toEqual(
             expect.arrayContaining([operation.success, ...operation.errors])
           )
+          // Liveness never depends on the store, so it is never documented as 503.
+          if (operation.errors.length === 0) expect(Object.keys(responses), `${label}: statuses`).not.toContain("503")
           for (const [status, response] of Object.entries(responses)) {
             if (!/^[45]/.test(status)) continue
             const content = record(
@@ -542,8 +556,8 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
         expectCommonHeaders("GET openapi.json", await call({ method: "GET", path: paths.openapi }))
       })
 
-      it("HEAD answers like GET without a body on health, openapi.json and docs", async () => {
-        for (const path of [paths.health, paths.openapi, paths.docs]) {
+      it("HEAD answers like GET without a body on health, the probes, openapi.json and docs", async () => {
+        for (const path of [paths.health, paths.live, paths.ready, paths.openapi, paths.docs]) {
           const get = await call({ method: "GET", path })
           const head = await call({ method: "HEAD", path })
           expect(get.status, show(`GET ${path}`, get)).toBe(200)
@@ -1487,6 +1501,9 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
           "/api/nope",
           "/apix/health",
           "/api/health/",
+          "/api/health/live/",
+          "/api/health/ready/",
+          "/api/health/started",
           "/api/openapi.json/",
           "/API/health",
           "/api/users/v1/preferences/language/extra/",
@@ -1531,6 +1548,8 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
           [paths.paymentMethods, ["PUT", "POST", "DELETE"], "GET, HEAD, OPTIONS"],
           [withoutSlash(paths.paymentMethods), ["PUT"], "GET, HEAD, OPTIONS"],
           [paths.health, ["POST", "PUT", "DELETE"], "GET, HEAD, OPTIONS"],
+          [paths.live, ["POST", "PUT", "DELETE"], "GET, HEAD, OPTIONS"],
+          [paths.ready, ["POST", "PUT", "DELETE"], "GET, HEAD, OPTIONS"],
           [paths.openapi, ["POST", "PUT"], "GET, HEAD, OPTIONS"],
           [paths.docs, ["POST"], "GET, HEAD, OPTIONS"]
         ]
@@ -1567,6 +1586,8 @@ export const runHttpConformance = (name: string, startServer: StartServer): void
           [paths.paymentMethods, "GET, HEAD, OPTIONS"],
           [withoutSlash(paths.paymentMethods), "GET, HEAD, OPTIONS"],
           [paths.health, "GET, HEAD, OPTIONS"],
+          [paths.live, "GET, HEAD, OPTIONS"],
+          [paths.ready, "GET, HEAD, OPTIONS"],
           [paths.openapi, "GET, HEAD, OPTIONS"],
           [paths.docs, "GET, HEAD, OPTIONS"]
         ]

@@ -7,6 +7,9 @@ export const paths = {
   paymentMethods: "/api/payments/v1/payment-methods/",
   paymentMethod: (id: string): string => `/api/payments/v1/payment-methods/${id}/`,
   health: "/api/health",
+  /** The liveness and readiness probes (docs/api.md, "Probes"). */
+  live: "/api/health/live",
+  ready: "/api/health/ready",
   openapi: "/api/openapi.json",
   docs: "/api/docs"
 } as const

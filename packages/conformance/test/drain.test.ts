@@ -3,7 +3,7 @@ import { startExpressServer } from "@accord/adapter-express"
 import { startFastifyServer } from "@accord/adapter-fastify"
 import { startFetchServer } from "@accord/adapter-fetch/node"
 import { startKoaServer } from "@accord/adapter-koa"
-import { refusesConnections, startWith, type StartAdapter } from "@accord/conformance"
+import { paths, refusesConnections, send, startWith, type StartAdapter } from "@accord/conformance"
 import { describe, expect, it } from "@effect/vitest"
 import { connect, type Socket } from "node:net"
 
@@ -75,6 +75,50 @@ describe.each<readonly [string, StartAdapter]>([
     expect(await halfSent.waitFor(/\{"status":"ok"\}$/)).toMatch(/^HTTP\/1\.1 200 OK\r\n[\s\S]*^Connection: close\r\n/m)
     await Promise.all([bodyPending.closed, halfSent.closed])
     await closing
+  })
+
+  it("readiness answers 503 unavailable during the drain, while liveness and health stay 200 (docs/api.md, Probes)", async () => {
+    const server = await startPatient()
+    expect((await send(server.url, { method: "GET", path: paths.ready })).status).toBe(200)
+    // Requests begun before the drain and finished during it: the only ones a draining server still reads.
+    const halfSent = async (path: string) => {
+      const connection = await open(server.url)
+      connection.socket.write(`GET ${path} HTTP/1.1\r\nHo`)
+      return connection
+    }
+    const [ready, live, health] = await Promise.all([paths.ready, paths.live, paths.health].map(halfSent))
+    await settle()
+
+    const closing = server.close()
+    for (const connection of [ready, live, health]) connection?.socket.write("st: drain\r\n\r\n")
+    const notReady = await ready?.waitFor(/\}$/)
+    expect(notReady).toMatch(/^HTTP\/1\.1 503 Service Unavailable\r\n/)
+    expect(notReady).toMatch(/^content-type: application\/problem\+json; charset=utf-8\r\n/im)
+    expect(notReady).toMatch(/^retry-after: 1\r\n/im)
+    expect(notReady).toMatch(/^Connection: close\r\n/m)
+    expect(JSON.parse(notReady?.slice(notReady.indexOf("\r\n\r\n") + 4) ?? "")).toEqual({
+      type: "about:blank",
+      title: "Service Unavailable",
+      status: 503,
+      detail: "The service is shutting down and takes no new requests; retry later.",
+      code: "unavailable"
+    })
+    for (const connection of [live, health])
+      expect(await connection?.waitFor(/\{"status":"ok"\}$/)).toMatch(/^HTTP\/1\.1 200 OK\r\n/)
+    await closing
+  })
+
+  it("readiness also follows a host's own isDraining hook", async () => {
+    let draining = false
+    const server = await startWith(start, { isDraining: () => draining })(seed)
+    try {
+      expect((await send(server.url, { method: "GET", path: paths.ready })).status).toBe(200)
+      draining = true
+      expect((await send(server.url, { method: "GET", path: paths.ready })).status).toBe(503)
+      expect((await send(server.url, { method: "GET", path: paths.live })).status).toBe(200)
+    } finally {
+      await server.close()
+    }
   })
 
   it("at the drain limit closes what is still unanswered", async () => {

@@ -45,7 +45,9 @@ describe("the typed operations table", () => {
       ["/users/v1/preferences/language/", false, ["getLanguagePreferences", "updateLanguagePreferences"]],
       ["/payments/v1/payment-methods/", false, ["listPaymentMethods"]],
       ["/payments/v1/payment-methods/{id}/", false, ["setDefaultPaymentMethod"]],
-      ["/health", true, ["health"]]
+      ["/health", true, ["health"]],
+      ["/health/live", true, ["liveness"]],
+      ["/health/ready", true, ["readiness"]]
     ])
     const inRoutes = apiRoutes.flatMap((route) => route.operations)
     expect(inRoutes).toStrictEqual(Object.values(operations))
@@ -109,12 +111,19 @@ describe("problem codes of an operation", () => {
         "validation_failed"
       ])
     )
+    // Liveness never calls the store, so it is never 503; readiness is, like health (docs/api.md, "Probes").
+    expect(sorted(problemCodesOf(operations.liveness))).toStrictEqual(
+      sorted(["bad_request", "request_timeout", "uri_too_long", "headers_too_large", "internal"])
+    )
+    expect(problemCodesOf(operations.readiness)).toStrictEqual(problemCodesOf(operations.health))
     expect(problemCodesOf(operations.setDefaultPaymentMethod)).toContain("not_found")
     expect(problemCodesOf(operations.updateLanguagePreferences)).not.toContain("not_found")
   })
 
   it("gives the same union at the type level", () => {
     expectTypeOf<ProblemCodeOf<typeof operations.health>>().toEqualTypeOf<Always | "unavailable">()
+    expectTypeOf<ProblemCodeOf<typeof operations.liveness>>().toEqualTypeOf<Always>()
+    expectTypeOf<ProblemCodeOf<typeof operations.readiness>>().toEqualTypeOf<Always | "unavailable">()
     expectTypeOf<ProblemCodeOf<typeof operations.createPublicPlanEntry>>().toEqualTypeOf<
       Always | Credentialed | WithBody | "unavailable"
     >()
@@ -150,6 +159,7 @@ describe("problem codes of an operation", () => {
 
   it("gives the OpenAPI statuses: those of the codes, without 500 internal and 400 bad_request alone", () => {
     expect(errorStatusesOf(operations.health)).toStrictEqual([408, 414, 431, 503])
+    expect(errorStatusesOf(operations.liveness)).toStrictEqual([408, 414, 431])
     // 501: a body sent with a transfer coding other than chunked (docs/api.md, "Precise rules").
     expect(errorStatusesOf(operations.setDefaultPaymentMethod)).toStrictEqual([
       400, 401, 403, 404, 408, 413, 414, 415, 429, 431, 501, 503

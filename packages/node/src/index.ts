@@ -30,10 +30,12 @@ export {
   DEFAULT_REQUEST_TIMEOUT_MS,
   drainOnClose,
   guardServer,
+  makeDrainState,
   listen,
   MAX_UNANSWERED_PER_CONNECTION,
   nodeServerOptions,
   serverUrl,
+  type DrainState,
   type ServerGuard
 } from "./server.js"
 

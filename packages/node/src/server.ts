@@ -6,6 +6,7 @@ import {
   problems,
   REASON_PHRASES,
   type ClientErrorLog,
+  type HttpHandlerOptions,
   type Problem,
   type StandaloneServerOptions
 } from "@accord/core"
@@ -225,11 +226,33 @@ export const guardServer = (server: Server, options: StandaloneServerOptions): S
 }
 
 /**
- * Prepares `server` for a graceful close (install it before the server takes requests, it watches every one) and
- * returns `drain(timeoutMs)`: stop accepting, let every request on an accepted connection be answered, close each
- * connection as soon as it is idle, and at the deadline close whatever is left. Resolves once the server is closed.
+ * Whether a standalone server is draining, shared by its handler and its drain: `isDraining` is the handler's hook
+ * (its readiness probe answers 503 while it is true), and `drainOnClose` calls `startDraining` as its drain begins.
+ * A hook the host passed in its own options still counts (docs/api.md, "Probes").
  */
-export const drainOnClose = (server: Server): ((timeoutMs?: number) => Promise<void>) => {
+export interface DrainState {
+  readonly isDraining: () => boolean
+  readonly startDraining: () => void
+}
+
+export const makeDrainState = (options: Pick<HttpHandlerOptions, "isDraining"> = {}): DrainState => {
+  let draining = false
+  const host = options.isDraining
+  return {
+    isDraining: host === undefined ? () => draining : () => draining || host(),
+    startDraining: () => {
+      draining = true
+    }
+  }
+}
+
+/**
+ * Prepares `server` for a graceful close (install it before the server takes requests, it watches every one) and
+ * returns `drain(timeoutMs)`: mark `state` draining, stop accepting, let every request on an accepted connection be
+ * answered, close each connection as soon as it is idle, and at the deadline close whatever is left. Resolves once
+ * the server is closed.
+ */
+export const drainOnClose = (server: Server, state?: DrainState): ((timeoutMs?: number) => Promise<void>) => {
   let draining = false
   const pending = new Set<ServerResponse>()
   const sockets = new Set<Socket>()
@@ -249,6 +272,7 @@ export const drainOnClose = (server: Server): ((timeoutMs?: number) => Promise<v
   return (timeoutMs = DEFAULT_DRAIN_TIMEOUT_MS) =>
     new Promise<void>((resolve, reject) => {
       draining = true
+      state?.startDraining()
       for (const response of pending) if (!response.headersSent) response.shouldKeepAlive = false
       // A client that does not read its answers would hold the drain to its deadline: closed at once.
       for (const socket of sockets) if (socket.writableNeedDrain) socket.destroy()

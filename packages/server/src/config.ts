@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os"
 import { parseArgs } from "node:util"
 import { Effect, Redacted, Result, Schema, SchemaIssue, SchemaTransformation } from "effect"
 import { DEFAULT_MAX_PATH_LENGTH } from "@accord/core"
@@ -78,6 +79,8 @@ export interface AccordConfig {
    * the host defaults to 127.0.0.1 whatever `host` is (docs/operations.md, "Metrics").
    */
   readonly metrics?: { readonly host: string; readonly port: number }
+  /** Processes serving the one port (`node:cluster`); 1: no cluster at all. More than 1 needs the postgres store. */
+  readonly workers: number
 }
 
 export const defaultConfig: AccordConfig = {
@@ -95,7 +98,8 @@ export const defaultConfig: AccordConfig = {
   logLevel: "info",
   scrypt: productionScryptCost,
   hashing: { maxConcurrent: DEFAULT_SCRYPT_MAX_CONCURRENT, maxQueued: DEFAULT_SCRYPT_MAX_QUEUED },
-  auth: "store"
+  auth: "store",
+  workers: 1
 }
 
 /** Where metrics listen unless told: loopback only, since they are for operators, not clients. */
@@ -138,6 +142,8 @@ a flag wins over the environment.
                              (METRICS_PORT, default off)
   --metrics-host HOST        address of the metrics listener (METRICS_HOST, default 127.0.0.1 whatever --host
                              is); metrics are for a private network, never expose them to clients
+  --workers N|auto           processes serving the port, auto: one per core; more than 1 needs --store postgres
+                             (WORKERS, default 1)
   -h, --help                 print this help and exit
 
   Password hashing cost, environment only: SCRYPT_N (default 32768), SCRYPT_R (default 8), SCRYPT_P (default 3);
@@ -147,6 +153,8 @@ a flag wins over the environment.
 
 Once listening, prints one line to stdout: "listening on http://HOST:PORT". Logs are JSON lines on stderr.
 SIGTERM or SIGINT drains in-flight requests, closes the store and exits 0. Exit code 2: bad options or seed file.
+With --workers above 1, a primary process runs that many workers on the one port, prints the line once, replaces a
+worker that dies, and forwards SIGTERM/SIGINT to every worker; a worker that cannot start stops it with its code.
 `
 
 interface OptionSpec {
@@ -180,6 +188,7 @@ const options = {
   auth: { flag: "auth", env: "AUTH" },
   metricsPort: { flag: "metrics-port", env: "METRICS_PORT" },
   metricsHost: { flag: "metrics-host", env: "METRICS_HOST" },
+  workers: { flag: "workers", env: "WORKERS" },
   scryptN: { env: "SCRYPT_N" },
   scryptR: { env: "SCRYPT_R" },
   scryptP: { env: "SCRYPT_P" },
@@ -219,6 +228,9 @@ const nonEmpty = text("must not be empty", (value) => value.length > 0)
 /** An option that may be left out, then `value`. */
 const withDefault = <S extends Schema.Top>(schema: S, value: S["Type"]) =>
   schema.pipe(Schema.withDecodingDefaultTypeKey(Effect.succeed(value)))
+
+/** Far above any machine's cores: past it a typo, not a plan. */
+const MAX_WORKERS = 1024
 
 const powerOfTwo = (n: number) => Number.isInteger(n) && n >= 2 && (n & (n - 1)) === 0
 
@@ -265,7 +277,14 @@ const RawConfig = Schema.Struct({
   scryptMaxQueued: withDefault(integer(0, 1_000_000), defaultConfig.hashing.maxQueued),
   auth: withDefault(oneOf(["store", "jwt"]), defaultConfig.auth),
   metricsPort: Schema.optionalKey(integer(0, 65535)),
-  metricsHost: Schema.optionalKey(nonEmpty)
+  metricsHost: Schema.optionalKey(nonEmpty),
+  workers: withDefault(
+    text(
+      `must be auto or an integer from 1 to ${MAX_WORKERS}`,
+      (value) => value === "auto" || (WHOLE_NUMBER.test(value) && Number(value) >= 1 && Number(value) <= MAX_WORKERS)
+    ),
+    String(defaultConfig.workers)
+  )
 })
 
 const describeOption = (key: OptionKey): string => {
@@ -349,6 +368,7 @@ export const parseConfig = (
     metricsHost,
     rateLimitStore,
     redisUrl,
+    workers: workersGiven,
     ...rest
   } = decoded.success
   if (rest.store === "postgres" && databaseUrl === undefined) {
@@ -391,6 +411,13 @@ export const parseConfig = (
   if (rateLimitStore === "redis" && redisUrl === undefined) {
     throw new ConfigError(`${describeOption("redisUrl")} is required with --rate-limit-store redis`)
   }
+  const workers = workersGiven === "auto" ? availableParallelism() : Number(workersGiven)
+  if (workers > 1 && rest.store === "memory") {
+    const given = workersGiven === "auto" ? `auto (${workers} cores)` : workersGiven
+    throw new ConfigError(
+      `${describeOption("workers")} ${given} needs --store postgres: with the memory store each worker would hold its own data`
+    )
+  }
   let jwt: JwtAuthConfig | undefined
   if (rest.auth === "jwt") {
     const fromEnv = jwtConfigFromEnv(env)
@@ -416,6 +443,7 @@ export const parseConfig = (
         }),
       ...(metricsPort !== undefined && { metrics: { host: metricsHost ?? DEFAULT_METRICS_HOST, port: metricsPort } }),
       headersTimeoutMs,
+      workers,
       scrypt: { N: scryptN, r: scryptR, p: scryptP },
       hashing: { maxConcurrent: scryptMaxConcurrent, maxQueued: scryptMaxQueued }
     }

@@ -33,9 +33,17 @@ const MAX_BUFFERED_LOG_BYTES = 16 * 1024 * 1024
  * reads stderr any more (EPIPE), retries the write forever (sonic-boom 4), so the process never exits whatever the
  * signal. Every exit flushes first instead (`flushLogger`, with a time limit); a failed write only loses its lines.
  */
-const stderrDestination = (): DestinationStream => {
+const stderrDestination = (
+  options: { readonly sync?: boolean; readonly maxWrite?: number } = {}
+): DestinationStream => {
   // minLength 1 writes each line at once, as 0 would, but makes `flush(cb)` wait for the writes (0 calls back at once).
-  const destination = new sonicBoom.SonicBoom({ fd: 2, sync: false, minLength: 1, maxLength: MAX_BUFFERED_LOG_BYTES })
+  const destination = new sonicBoom.SonicBoom({
+    fd: 2,
+    sync: options.sync ?? false,
+    minLength: 1,
+    maxLength: MAX_BUFFERED_LOG_BYTES,
+    ...(options.maxWrite !== undefined && { maxWrite: options.maxWrite })
+  })
   destination.on("error", () => undefined)
   return destination
 }
@@ -54,6 +62,17 @@ export const createLogger = (level: LogLevel, destination: DestinationStream = s
     },
     destination
   )
+
+/** Linux's PIPE_BUF: a write to a pipe of at most this many bytes is never interleaved with another writer's. */
+const PIPE_BUF = 4096
+
+/**
+ * stderr for a process of a cluster, whose processes all write to the one stderr: each write carries whole lines and
+ * at most PIPE_BUF bytes, so that lines of two processes never mix (a single line longer than that is written alone).
+ * `sync` for the primary, which writes little: its lines go out in order, the last ones before it exits.
+ */
+export const sharedStderr = (options: { readonly sync: boolean }): DestinationStream =>
+  stderrDestination({ sync: options.sync, maxWrite: PIPE_BUF })
 
 /** How long an exit waits for the log to be written: a stderr nobody reads any more never calls back. */
 const FLUSH_LIMIT_MS = 1000

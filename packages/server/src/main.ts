@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 import { constants } from "node:os"
 import type { Logger } from "pino"
+import { isClusterWorker, reportListening, runPrimary, type PrimaryService } from "./cluster.js"
 import { ConfigError, parseConfig, usage } from "./config.js"
-import { createLogger, flushLogger } from "./logger.js"
+import { createLogger, flushLogger, sharedStderr } from "./logger.js"
 import type { RunningAccord } from "./start.js"
 
 /** Start failures are for a person at a terminal: plain text on stderr, no stack. */
@@ -21,11 +22,17 @@ const exitAfterFlush = async (logger: Logger, code: number): Promise<never> => {
 
 /**
  * First SIGTERM/SIGINT: drain (the adapter answers what it accepted, up to the drain limit), close the store,
- * exit 0. A second signal while draining exits at once with the shell's 128 + signal number.
+ * exit 0. A second signal while draining exits at once with the shell's 128 + signal number; in a cluster's worker
+ * it is ignored: a terminal's Ctrl-C reaches the workers as well as the primary, which forwards its own, and the
+ * primary alone decides to end the drain early.
  */
-const handleSignals = (accord: RunningAccord, logger: Logger): void => {
+const handleSignals = (accord: RunningAccord, logger: Logger, inCluster: boolean): void => {
   let draining = false
   const onSignal = (signal: "SIGTERM" | "SIGINT") => {
+    if (draining && inCluster) {
+      logger.info({ signal }, "already draining")
+      return
+    }
     if (draining) {
       logger.warn({ signal }, "second signal, exiting without finishing the drain")
       void exitAfterFlush(logger, 128 + constants.signals[signal])
@@ -56,7 +63,11 @@ const main = async (): Promise<void> => {
     process.stdout.write(usage)
     return
   }
-  const logger = createLogger(parsed.config.logLevel)
+  const config = parsed.config
+  const clustered = config.workers > 1
+  const primary = clustered && !isClusterWorker()
+  // The processes of a cluster share stderr: whole lines only (see sharedStderr).
+  const logger = createLogger(config.logLevel, clustered ? sharedStderr({ sync: primary }) : undefined)
   const crash = (kind: string) => (error: unknown) => {
     logger.fatal({ err: error }, kind)
     void exitAfterFlush(logger, 1)
@@ -64,18 +75,42 @@ const main = async (): Promise<void> => {
   process.on("uncaughtException", crash("uncaught exception"))
   process.on("unhandledRejection", crash("unhandled rejection"))
 
+  if (primary) {
+    // Cluster-wide services, started once here before any worker: the memory rate limit the workers share, and the
+    // metrics listener serving the sum of theirs (docs/operations.md, "Workers").
+    const [{ startClusterRateLimitPrimary }, { serveClusterMetrics }] = await Promise.all([
+      import("@accord/rate-limit"),
+      import("./metrics.js")
+    ])
+    const sharedRateLimit = (): PrimaryService => {
+      if (config.rateLimit?.store === "memory") startClusterRateLimitPrimary()
+      return {}
+    }
+    const clusterMetrics = async (): Promise<PrimaryService> => {
+      if (config.metrics === undefined) return {}
+      const listener = await serveClusterMetrics(config.metrics)
+      logger.info({ metricsUrl: listener.url }, "metrics listening")
+      return { close: listener.close }
+    }
+    return exitAfterFlush(
+      logger,
+      await runPrimary(config, logger, { onPrimaryStart: [sharedRateLimit, clusterMetrics] })
+    )
+  }
+
   // Loaded only now, so --help and a bad flag answer without loading both web frameworks and both database drivers.
   const { startAccord, StartError } = await import("./start.js")
   let accord: RunningAccord
   try {
-    accord = await startAccord(parsed.config, { logger })
+    accord = await startAccord(config, { logger })
   } catch (error) {
     await flushLogger(logger)
     return failStart(error, [StartError])
   }
-  handleSignals(accord, logger)
-  // The one line stdout carries; scripts and tests read the port from it.
-  process.stdout.write(`listening on ${accord.url}\n`)
+  handleSignals(accord, logger, clustered)
+  // The one line stdout carries (a cluster's primary prints it for its workers); scripts and tests read the port from it.
+  if (clustered) reportListening(accord.url)
+  else process.stdout.write(`listening on ${accord.url}\n`)
 }
 
 void main()

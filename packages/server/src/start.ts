@@ -1,4 +1,3 @@
-import cluster from "node:cluster"
 import { Cause, Effect, Exit, Layer, ManagedRuntime, Redacted } from "effect"
 import type { Logger } from "pino"
 import {
@@ -19,6 +18,7 @@ import { startKoaServer } from "@accord/adapter-koa"
 import { JwtAuthenticatorLive } from "@accord/auth-jwt"
 import { MemoryStoreLive } from "@accord/store-memory"
 import { PostgresStoreLive } from "@accord/store-postgres"
+import { isClusterWorker } from "./cluster.js"
 import type { AccordConfig } from "./config.js"
 import type { ClosableRateLimiter } from "@accord/rate-limit"
 import { clientErrorLogging, connectionLogging, createLogger, rateLimitErrorLogging, requestLogging } from "./logger.js"
@@ -138,7 +138,7 @@ export const startAccord = async (config: AccordConfig, options: StartOptions = 
     logger.warn({ scrypt: config.scrypt }, "scrypt cost is below the production default (N=32768, r=8, p=3)")
   }
 
-  const clustered = options.clustered ?? cluster.isWorker
+  const clustered = options.clustered ?? isClusterWorker()
   // A cluster worker keeps its metrics for the primary to collect (serveClusterMetrics); the primary listens.
   const metrics =
     config.metrics === undefined ? undefined : createMetrics(clustered ? clusterWorkerRegistry() : undefined)

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Redacted } from "effect"
+import { availableParallelism } from "node:os"
 import { ConfigError, defaultConfig, parseConfig, usage, type AccordConfig } from "../src/config.js"
 
 const run = (argv: ReadonlyArray<string>, env: Record<string, string | undefined> = {}): AccordConfig => {
@@ -216,6 +217,50 @@ describe("parseConfig", () => {
 
     it("may both pick a free port (0)", () => {
       expect(run(["--port", "0", "--metrics-port", "0"]).metrics).toEqual({ host: "127.0.0.1", port: 0 })
+    })
+  })
+
+  describe("--workers (WORKERS)", () => {
+    const postgres = ["--store", "postgres", "--database-url", "postgres://postgres@127.0.0.1:5432/test"]
+
+    it("defaults to 1: no cluster", () => {
+      expect(run([]).workers).toBe(1)
+      expect(run(["--workers", "1"]).workers).toBe(1)
+    })
+
+    it("takes a count, from the flag or WORKERS, with the postgres store", () => {
+      expect(run([...postgres, "--workers", "2"]).workers).toBe(2)
+      expect(run(postgres, { WORKERS: "8" }).workers).toBe(8)
+      expect(run([...postgres, "--workers", "3"], { WORKERS: "8" }).workers).toBe(3)
+    })
+
+    it("auto is one worker per core, as os.availableParallelism() counts them", () => {
+      expect(run([...postgres, "--workers", "auto"]).workers).toBe(availableParallelism())
+    })
+
+    it.each([["0"], ["-1"], ["1.5"], ["two"], ["AUTO"], ["1025"], [""]])("refuses %j", (workers) => {
+      const error = configError([...postgres, `--workers=${workers}`])
+      expect(error.exitCode).toBe(2)
+      expect(error.message).toBe(
+        `--workers (WORKERS) must be auto or an integer from 1 to 1024, got ${JSON.stringify(workers)}`
+      )
+    })
+
+    it("refuses more than one worker on the memory store: each would hold its own data (exit 2)", () => {
+      const error = configError(["--workers", "2"])
+      expect(error.exitCode).toBe(2)
+      expect(error.message).toBe(
+        "--workers (WORKERS) 2 needs --store postgres: with the memory store each worker would hold its own data"
+      )
+      expect(configError([], { WORKERS: "4", STORE: "memory" }).message).toContain("--workers (WORKERS) 4 needs")
+    })
+
+    it("refuses auto on the memory store when the machine has more than one core", () => {
+      if (availableParallelism() === 1) expect(run(["--workers", "auto"]).workers).toBe(1)
+      else
+        expect(configError(["--workers", "auto"]).message).toBe(
+          `--workers (WORKERS) auto (${availableParallelism()} cores) needs --store postgres: with the memory store each worker would hold its own data`
+        )
     })
   })
 })

@@ -35,6 +35,7 @@ const postEntry = (email: string): RawRequest => ({
 /** Every operation of the API, as a request that succeeds when the database is there. */
 const everyRoute: ReadonlyArray<RawRequest> = [
   { method: "GET", path: paths.health },
+  { method: "GET", path: paths.ready },
   { method: "GET", path: paths.preferences, headers: asUser },
   { method: "PUT", path: paths.preferences, headers: asUserJson, body: '{"timezone":120}' },
   { method: "GET", path: paths.paymentMethods, headers: asUser },
@@ -81,7 +82,7 @@ describe.skipIf(databaseUrl === undefined)(
     afterAll(() => temp?.cleanup())
 
     it.each(["fastify", "koa"] as const)(
-      "%s: during a cut every route is 503 unavailable with Retry-After; afterwards the same process serves again and no acknowledged write is lost",
+      "%s: during a cut every route but liveness is 503 unavailable with Retry-After (readiness too); afterwards the same process serves again and no acknowledged write is lost",
       async (adapter) => {
         const database = new URL(url)
         const proxy = await startTcpProxy({ host: database.hostname, port: Number(database.port || 5432) })
@@ -148,6 +149,10 @@ describe.skipIf(databaseUrl === undefined)(
           )
           for (const request of everyRoute)
             expectUnavailable(`${request.method} ${request.path} during the cut`, await call(request))
+          // Liveness never asks the database: the process is alive, so an orchestrator must not restart it.
+          const live = await call({ method: "GET", path: paths.live })
+          expect(live.status, live.body.toString("utf8")).toBe(200)
+          expect(body(live)).toEqual({ status: "ok" })
           const acknowledgedDuringCut = acknowledged.length
           await waitUntil("the writer saw the outage", async () => (statuses.get(503) ?? 0) > 0)
 
@@ -170,7 +175,7 @@ describe.skipIf(databaseUrl === undefined)(
             timezone: 60
           })
           const responses = await Promise.all(everyRoute.map(call))
-          expect(responses.map((res) => res.status)).toEqual([200, 200, 200, 200, 200, 201])
+          expect(responses.map((res) => res.status)).toEqual([200, 200, 200, 200, 200, 200, 201])
           await waitUntil(
             "the writer has an acknowledged write after the cut",
             async () => acknowledged.length > acknowledgedDuringCut

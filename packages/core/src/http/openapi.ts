@@ -37,7 +37,8 @@ const TAGS: Readonly<Record<OperationTag, string>> = {
   plans: "Public subscription plan entries: a sign-up with an email and a password, which is never returned.",
   users: "The signed-in user's preferences: language, timezone and multi-factor authentication.",
   payments: "The signed-in user's payment methods, and which one is the default.",
-  service: "The service itself: liveness for load balancers and orchestrators. No credential needed."
+  service:
+    "The service itself: health, liveness and readiness probes for load balancers and orchestrators. No credential needed."
 }
 
 /** `X-Request-Id` is on every response, success or error (docs/api.md, "Headers on every response"). */

@@ -113,6 +113,13 @@ export const problems = {
     headers: { "retry-after": String(retryAfterSeconds) }
   }),
   internal: (): Problem => ({ status: 500, code: "internal", detail: "An unexpected error occurred." }),
+  /** The readiness probe while the host drains: `unavailable`, as it is for the store, with a detail of its own. */
+  draining: (): Problem => ({
+    status: 503,
+    code: "unavailable",
+    detail: "The service is shutting down and takes no new requests; retry later.",
+    headers: { "retry-after": "1" }
+  }),
   // Refusals Node makes before a request exists (answered by @accord/node answerClientError).
   badRequest: (): Problem => ({ status: 400, code: "bad_request", detail: "The request is not valid HTTP/1.1." }),
   requestTimeout: (): Problem => ({

@@ -82,6 +82,11 @@ export interface OperationSpec<
   readonly success: Success
   /** The domain errors the program may fail with; their statuses, problem codes and the OpenAPI errors derive from this list. */
   readonly errors: ReadonlyArray<Tag>
+  /**
+   * A readiness probe: answered 503 `unavailable` without running while the host drains (`HttpHandlerOptions`
+   * `isDraining`), so it must declare `Unavailable`.
+   */
+  readonly unavailableWhileDraining?: "Unavailable" extends Tag ? boolean : false
   readonly run: (
     caller: CallerOf<A>,
     input: { readonly body: BodyOf<B>; readonly params: ParamsOf<P> }
@@ -107,6 +112,8 @@ export interface Operation {
   readonly params: Schema.Decoder<unknown> | undefined
   readonly success: { readonly status: 200 | 201; readonly schema: Schema.Top }
   readonly errors: ReadonlyArray<DomainErrorTag>
+  /** Answered 503 `unavailable` while the host drains, before anything runs (a readiness probe). */
+  readonly unavailableWhileDraining: boolean
   readonly run: (
     caller: Principal | undefined,
     input: { readonly body: unknown; readonly params: unknown }
@@ -163,6 +170,7 @@ export const defineOperation = <
   params: spec.params as P,
   success: spec.success,
   errors: spec.errors,
+  unavailableWhileDraining: spec.unavailableWhileDraining ?? false,
   run: (caller, input) => {
     // The handler runs this only after the access check: a user operation gets a User principal.
     const forCaller = (
@@ -184,6 +192,9 @@ export interface Route {
 }
 
 const HealthView = Schema.Struct({ status: Schema.Literal("ok") }).annotate({ identifier: "Health" })
+
+const LIVE = Effect.succeed({ status: "ok" as const })
+const pingStore = Effect.flatMap(StoreAdmin, (admin) => Effect.as(admin.ping, { status: "ok" as const }))
 
 /**
  * A table of operations whose every key is the operation's own id (a client's method names are these keys). The
@@ -282,7 +293,34 @@ export const operations = keyedByOperationId({
     access: "public",
     success: { status: 200, schema: HealthView },
     errors: ["Unavailable"],
-    run: () => Effect.flatMap(StoreAdmin, (admin) => Effect.as(admin.ping, { status: "ok" as const }))
+    run: () => pingStore
+  }),
+  liveness: defineOperation({
+    operationId: "liveness",
+    method: "GET",
+    path: "/health/live",
+    summary: "Liveness probe: the process serves",
+    description:
+      '`{"status": "ok"}` whenever the process answers HTTP, also while it drains or while its store is unreachable: it never calls the store, so a database outage never gets healthy processes restarted. Needs no credential and ignores one sent; meant for an orchestrator\'s liveness probe.',
+    tag: "service",
+    access: "public",
+    success: { status: 200, schema: HealthView },
+    errors: [],
+    run: () => LIVE
+  }),
+  readiness: defineOperation({
+    operationId: "readiness",
+    method: "GET",
+    path: "/health/ready",
+    summary: "Readiness probe: the process takes new requests",
+    description:
+      '`{"status": "ok"}` when the service can reach its store and is not shutting down; 503 with `Retry-After` while it drains (SIGTERM) or while the store is unreachable, so a load balancer sends new requests elsewhere. Needs no credential and ignores one sent; meant for load balancers and an orchestrator\'s readiness probe.',
+    tag: "service",
+    access: "public",
+    success: { status: 200, schema: HealthView },
+    errors: ["Unavailable"],
+    unavailableWhileDraining: true,
+    run: () => pingStore
   })
 })
 
@@ -290,7 +328,7 @@ export type Operations = typeof operations
 export type OperationId = keyof Operations
 
 /** Paths answered only as written, not also without their trailing slash (docs/api.md, "Routes"). */
-const EXACT_PATHS: ReadonlySet<string> = new Set(["/health"])
+const EXACT_PATHS: ReadonlySet<string> = new Set(["/health", "/health/live", "/health/ready"])
 
 /** One route per path, in the order its first operation appears, holding that path's operations in table order. */
 const routesOf = (table: Readonly<Record<string, Operation>>): ReadonlyArray<Route> => {

@@ -100,6 +100,12 @@ export interface HttpHandlerOptions {
    * host callback throws). For a host's in-flight gauge; costs nothing when absent.
    */
   readonly onRequest?: () => void
+  /**
+   * Whether the host is shutting down: from the moment it returns true, `{prefix}/health/ready` answers 503 so that
+   * load balancers send new requests elsewhere, while every other route keeps answering (docs/api.md, "Probes").
+   * The adapters' standalone servers set it during their drain; a host that mounts the handler itself passes its own.
+   */
+  readonly isDraining?: () => boolean
   readonly onResponse?: (log: RequestLog) => void
   /** Called for every 500 with the request id; the client sees only a generic problem. */
   readonly onInternalError?: (requestId: string, cause: unknown) => void

@@ -45,12 +45,23 @@ const spawn = (args: ReadonlyArray<string>, env: Record<string, string> = {}): C
 }
 
 /** A cluster of `workers` on a schema of its own, with the test seed, on a free port. */
-const spawnCluster = (workers: number, env: Record<string, string> = {}): Cli => {
+const spawnCluster = (
+  workers: number,
+  env: Record<string, string> = {},
+  extraArgs: ReadonlyArray<string> = []
+): Cli => {
   const schema = freshSchema()
   schemas.push(schema)
   const args = ["--workers", String(workers), "--store", "postgres", "--database-url", url]
-  return spawn([...args, "--database-schema", schema, "--port", "0", "--seed", seedPath], env)
+  return spawn([...args, "--database-schema", schema, "--port", "0", "--seed", seedPath, ...extraArgs], env)
 }
+
+/** The sum of a Prometheus counter's samples whose labels include every one of `labels`. */
+const counterSum = (text: string, name: string, labels: ReadonlyArray<string>): number =>
+  text
+    .split("\n")
+    .filter((line) => line.startsWith(`${name}{`) && labels.every((label) => line.includes(label)))
+    .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(" ") + 1)), 0)
 
 const isRunning = (pid: unknown): boolean => {
   try {
@@ -197,6 +208,43 @@ describe.skipIf(databaseUrl === undefined)(
       expect(await stopped(cli)).toEqual({ code: 0, signal: null })
       expect(cli.stdout()).toBe(`listening on ${base}\n`)
       expect(linesWith(cli, "worker stopped")).toHaveLength(2)
+    }, 60_000)
+
+    it("the memory rate limit is one for the cluster, and the primary's one scrape counts both workers' requests", async () => {
+      const capacity = 5
+      const refillPerSecond = 0.5
+      const cli = spawnCluster(2, {}, [
+        ...["--metrics-port", "0", "--rate-limit-capacity", String(capacity)],
+        ...["--rate-limit-refill-per-second", String(refillPerSecond)]
+      ])
+      const base = await cli.listening
+      await bothWorkers(cli)
+      const metricsUrl = await waitFor("the primary serves metrics", () => {
+        const line = linesWith(cli, "metrics listening").find((entry) => entry["pid"] === cli.child.pid)
+        return typeof line?.["metricsUrl"] === "string" ? line["metricsUrl"] : undefined
+      })
+
+      const started = performance.now()
+      const ids = Array.from({ length: 16 }, (_, index) => `limited-${run}-${index}`)
+      const statuses: Array<number> = []
+      for (const id of ids) statuses.push((await readPreferences(base, id)).status)
+      const elapsedSeconds = (performance.now() - started) / 1000
+      const pids = await answeredBy(cli, ids)
+      expect(new Set(pids.values()).size).toBe(2)
+      // One allowance for both workers: each on its own would let `capacity` through, 10 in all.
+      const allowed = statuses.filter((status) => status === 200).length
+      expect(allowed).toBeLessThanOrEqual(capacity + Math.ceil(refillPerSecond * elapsedSeconds))
+      expect(allowed).toBeGreaterThanOrEqual(capacity)
+      expect(statuses.filter((status) => status === 429)).toHaveLength(ids.length - allowed)
+
+      const scrape = await (await fetch(`${metricsUrl}/metrics`)).text()
+      const route = 'route="/api/users/v1/preferences/language/"'
+      expect(counterSum(scrape, "accord_http_requests_total", [route, 'status="200"'])).toBe(allowed)
+      expect(counterSum(scrape, "accord_http_requests_total", [route, 'status="429"'])).toBe(ids.length - allowed)
+      // Each worker's limits, summed: two workers at 4 hashes at once.
+      expect(scrape).toMatch(/^accord_password_hashes_max_running 8$/m)
+
+      expect(await stopped(cli)).toEqual({ code: 0, signal: null })
     }, 60_000)
 
     it("replaces a worker killed with SIGKILL while a client's requests keep getting 200", async () => {

@@ -55,13 +55,24 @@ export const requestLogging = (logger: Logger): Pick<HttpHandlerOptions, "onResp
   onResponse: (log: RequestLog) => {
     // `route` is null rather than absent when nothing matched, so every line has the same keys. The path itself is
     // not logged: clients put credentials in paths too (docs/SECURITY.md, "No password or token in logs").
-    const line = {
-      requestId: log.requestId,
-      method: log.method,
-      route: log.route ?? null,
-      status: log.status,
-      durationMs: log.durationMs
-    }
+    // `traceId` only when tracing (docs/operations.md, "Traces"): the line to look the request's trace up by.
+    const line =
+      log.traceId === undefined
+        ? {
+            requestId: log.requestId,
+            method: log.method,
+            route: log.route ?? null,
+            status: log.status,
+            durationMs: log.durationMs
+          }
+        : {
+            requestId: log.requestId,
+            method: log.method,
+            route: log.route ?? null,
+            status: log.status,
+            durationMs: log.durationMs,
+            traceId: log.traceId
+          }
     if (log.status >= 500) logger.warn(line, "request")
     else logger.info(line, "request")
   },

@@ -7,7 +7,8 @@ import {
   type RunningServer,
   type Seed,
   type StandaloneServerOptions,
-  type StoreServices
+  type StoreServices,
+  withPortSpans
 } from "@accord/core"
 import { productionScryptCost, ScryptPasswordHasherLive } from "@accord/node"
 import { loadApiReference } from "@accord/api-reference"
@@ -110,8 +111,15 @@ export const startAccord = async (config: AccordConfig, options: StartOptions = 
     logger.warn({ scrypt: config.scrypt }, "scrypt cost is below the production default (N=32768, r=8, p=3)")
   }
 
+  const services = Layer.merge(
+    authenticatedStoreLayer(config),
+    ScryptPasswordHasherLive({ ...config.scrypt, ...config.hashing })
+  )
+  // Traced only when an OTLP endpoint is configured; otherwise no tracer, no span wrapper, no per-request cost, and
+  // OpenTelemetry's modules are never loaded.
+  const tracing = config.tracing === undefined ? undefined : (await import("./tracing.js")).makeTracing(config.tracing)
   const runtime = ManagedRuntime.make(
-    Layer.merge(authenticatedStoreLayer(config), ScryptPasswordHasherLive({ ...config.scrypt, ...config.hashing }))
+    tracing === undefined ? services : Layer.merge(withPortSpans(services), tracing.layer)
   )
   let server: RunningServer
   try {
@@ -142,6 +150,7 @@ export const startAccord = async (config: AccordConfig, options: StartOptions = 
       drainTimeoutMs: config.drainTimeoutMs,
       maxConnections: config.maxConnections,
       docs: loadApiReference(),
+      ...(tracing !== undefined && { tracing: tracing.http }),
       ...requestLogging(logger),
       ...connectionLogging(logger),
       ...clientErrorLogging(logger)
@@ -150,10 +159,18 @@ export const startAccord = async (config: AccordConfig, options: StartOptions = 
     })
   } catch (error) {
     await runtime.dispose()
+    await tracing?.shutdown()
     throw error
   }
   logger.info(
-    { adapter: config.adapter, store: config.store, auth: config.auth, url: server.url, node: process.version },
+    {
+      adapter: config.adapter,
+      store: config.store,
+      auth: config.auth,
+      tracing: tracing !== undefined,
+      url: server.url,
+      node: process.version
+    },
     "listening"
   )
 
@@ -164,6 +181,8 @@ export const startAccord = async (config: AccordConfig, options: StartOptions = 
         await server.close()
       } finally {
         await runtime.dispose()
+        // After the drain: the spans of the last requests are exported before the process exits.
+        await tracing?.shutdown()
       }
       logger.info("stopped")
     })())

@@ -81,9 +81,13 @@ export const makeTracing = (config: TracingConfig): Tracing => {
     sampler: samplerOf(config.sampler, config.samplerRatio),
     spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter({ url: config.tracesUrl }))]
   })
-  const tracer = Effect.runSync(
+  const otelTracer = Effect.runSync(
     Effect.provideService(OtelTracer.make, OtelTracer.OtelTracer, provider.getTracer("accord"))
   )
+  // Its spans only: not its `context` hook, which makes the current span OpenTelemetry's active context around every
+  // step of every traced fiber, for instrumentation libraries that read it. None runs here, and that hook alone
+  // cost more than the spans (docs/operations.md, "Traces": cost).
+  const tracer = Tracer.make({ span: (options) => otelTracer.span(options) })
   let stopped: Promise<void> | undefined
   const shutdown = () =>
     (stopped ??= new Promise<void>((resolve) => {

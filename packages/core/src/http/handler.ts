@@ -260,8 +260,9 @@ export const makeHttpHandler = (options: HttpHandlerOptions): HttpHandler => {
   }
 
   /**
-   * One request, answered and logged. `trace` is made per request only when tracing: the server span, started at
-   * once but named when the route is known (docs/operations.md, "Traces"), and ended with the answer.
+   * One request, answered and logged. `trace` is made per request only when tracing: the server span, timed from the
+   * request's start but made once the route is known (its name carries the template; docs/operations.md, "Traces"),
+   * and ended with the answer.
    */
   const serve = (request: HttpRequest, trace: RequestTrace | undefined): Promise<HttpResponse> => {
     const started = performance.now()

@@ -50,6 +50,7 @@ export { PaymentMethods } from "./ports/payment-methods.js"
 export { PlanEntries } from "./ports/plan-entries.js"
 export { PreferencesStore } from "./ports/preferences-store.js"
 export { StoreAdmin } from "./ports/store-admin.js"
+export { withPortSpans } from "./ports/traced-ports.js"
 
 // Use cases
 export { createPublicPlanEntry } from "./use-cases/create-public-plan-entry.js"
@@ -106,6 +107,7 @@ export type {
   HttpHandlerOptions,
   HttpRequest,
   HttpResponse,
+  HttpTracing,
   RequestLog,
   ClientErrorLog,
   RunningServer,

@@ -32,6 +32,28 @@ export interface RateLimitConfig extends RateLimitOptions {
   readonly store: (typeof RATE_LIMIT_STORES)[number]
 }
 
+/** The samplers OpenTelemetry's `OTEL_TRACES_SAMPLER` names that the SDK implements. */
+export const TRACES_SAMPLERS = [
+  "parentbased_always_on",
+  "parentbased_always_off",
+  "parentbased_traceidratio",
+  "always_on",
+  "always_off",
+  "traceidratio"
+] as const
+export type TracesSampler = (typeof TRACES_SAMPLERS)[number]
+
+/** Traces exported over OTLP/HTTP (docs/operations.md, "Traces"). */
+export interface TracingConfig {
+  /** Where the exporter POSTs spans: the traces endpoint, or the base endpoint with `/v1/traces`. */
+  readonly tracesUrl: string
+  /** The resource's `service.name`. */
+  readonly serviceName: string
+  readonly sampler: TracesSampler
+  /** The ratio of a `traceidratio` sampler, 0 to 1. */
+  readonly samplerRatio: number
+}
+
 export interface ScryptCost {
   readonly N: number
   readonly r: number
@@ -81,6 +103,8 @@ export interface AccordConfig {
   readonly metrics?: { readonly host: string; readonly port: number }
   /** Processes serving the one port (`node:cluster`); 1: no cluster at all. More than 1 needs the postgres store. */
   readonly workers: number
+  /** Absent: no span is made at all (the handler's untraced path). */
+  readonly tracing?: TracingConfig
 }
 
 export const defaultConfig: AccordConfig = {
@@ -150,6 +174,10 @@ a flag wins over the environment.
   hashes at once SCRYPT_MAX_CONCURRENT (default 4) and waiting SCRYPT_MAX_QUEUED (default 64), then 503.
   JWT settings with --auth jwt, environment only: JWT_SECRET or JWKS_URL (exactly one), JWT_ISSUER, JWT_AUDIENCE,
   and optionally JWT_ALGORITHMS, JWT_CLIENT_CLAIM, JWT_CLIENT_SCOPE, JWT_CLOCK_TOLERANCE_S (default 5).
+  Traces, environment only, off unless an endpoint is set: OTEL_EXPORTER_OTLP_ENDPOINT (spans go to its /v1/traces)
+  or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, OTEL_SERVICE_NAME (default accord), OTEL_TRACES_SAMPLER (default
+  parentbased_always_on) and OTEL_TRACES_SAMPLER_ARG, OTEL_EXPORTER_OTLP_HEADERS; OTEL_SDK_DISABLED=true or
+  OTEL_TRACES_EXPORTER=none turns them off.
 
 Once listening, prints one line to stdout: "listening on http://HOST:PORT". Logs are JSON lines on stderr.
 SIGTERM or SIGINT drains in-flight requests, closes the store and exits 0. Exit code 2: bad options or seed file.
@@ -193,7 +221,15 @@ const options = {
   scryptR: { env: "SCRYPT_R" },
   scryptP: { env: "SCRYPT_P" },
   scryptMaxConcurrent: { env: "SCRYPT_MAX_CONCURRENT" },
-  scryptMaxQueued: { env: "SCRYPT_MAX_QUEUED" }
+  scryptMaxQueued: { env: "SCRYPT_MAX_QUEUED" },
+  // A collector's URL may carry credentials (userinfo): never echoed.
+  otlpEndpoint: { env: "OTEL_EXPORTER_OTLP_ENDPOINT", secret: true },
+  otlpTracesEndpoint: { env: "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", secret: true },
+  otelServiceName: { env: "OTEL_SERVICE_NAME" },
+  otelTracesSampler: { env: "OTEL_TRACES_SAMPLER" },
+  otelTracesSamplerArg: { env: "OTEL_TRACES_SAMPLER_ARG" },
+  otelTracesExporter: { env: "OTEL_TRACES_EXPORTER" },
+  otelSdkDisabled: { env: "OTEL_SDK_DISABLED" }
 } as const satisfies Record<string, OptionSpec>
 type OptionKey = keyof typeof options
 
@@ -231,6 +267,16 @@ const withDefault = <S extends Schema.Top>(schema: S, value: S["Type"]) =>
 
 /** Far above any machine's cores: past it a typo, not a plan. */
 const MAX_WORKERS = 1024
+const httpUrl = text("must be an http:// or https:// URL", (value) => {
+  try {
+    const url = new URL(value)
+    return url.protocol === "http:" || url.protocol === "https:"
+  } catch {
+    return false
+  }
+})
+
+const DEFAULT_SERVICE_NAME = "accord"
 
 const powerOfTwo = (n: number) => Number.isInteger(n) && n >= 2 && (n & (n - 1)) === 0
 
@@ -284,7 +330,20 @@ const RawConfig = Schema.Struct({
       (value) => value === "auto" || (WHOLE_NUMBER.test(value) && Number(value) >= 1 && Number(value) <= MAX_WORKERS)
     ),
     String(defaultConfig.workers)
-  )
+  ),
+  otlpEndpoint: Schema.optionalKey(httpUrl),
+  otlpTracesEndpoint: Schema.optionalKey(httpUrl),
+  otelServiceName: withDefault(nonEmpty, DEFAULT_SERVICE_NAME),
+  otelTracesSampler: withDefault(oneOf(TRACES_SAMPLERS), "parentbased_always_on"),
+  otelTracesSamplerArg: withDefault(
+    text("must be a number from 0 to 1", (value) => /^(0(\.[0-9]+)?|1(\.0+)?|\.[0-9]+)$/.test(value)).pipe(
+      Schema.decodeTo(Schema.Number, SchemaTransformation.numberFromString)
+    ),
+    1
+  ),
+  // OpenTelemetry's spellings: `none` turns traces off, `otlp` is the only exporter there is.
+  otelTracesExporter: withDefault(oneOf(["otlp", "none"]), "otlp"),
+  otelSdkDisabled: withDefault(oneOf(["true", "false"]), "false")
 })
 
 const describeOption = (key: OptionKey): string => {
@@ -369,6 +428,13 @@ export const parseConfig = (
     rateLimitStore,
     redisUrl,
     workers: workersGiven,
+    otlpEndpoint,
+    otlpTracesEndpoint,
+    otelServiceName,
+    otelTracesSampler,
+    otelTracesSamplerArg,
+    otelTracesExporter,
+    otelSdkDisabled,
     ...rest
   } = decoded.success
   if (rest.store === "postgres" && databaseUrl === undefined) {
@@ -424,10 +490,20 @@ export const parseConfig = (
     if (Result.isFailure(fromEnv)) throw new ConfigError(`${describeOption("auth")} jwt: ${fromEnv.failure.message}`)
     jwt = fromEnv.success
   }
+  // The exporter's own rule (OpenTelemetry's OTLP exporter spec): the traces endpoint as given, else the base
+  // endpoint with `v1/traces` appended.
+  const tracesUrl =
+    otlpTracesEndpoint ??
+    (otlpEndpoint === undefined ? undefined : `${otlpEndpoint}${otlpEndpoint.endsWith("/") ? "" : "/"}v1/traces`)
+  const tracing: TracingConfig | undefined =
+    tracesUrl === undefined || otelTracesExporter === "none" || otelSdkDisabled === "true"
+      ? undefined
+      : { tracesUrl, serviceName: otelServiceName, sampler: otelTracesSampler, samplerRatio: otelTracesSamplerArg }
   return {
     _tag: "Run",
     config: {
       ...rest,
+      ...(tracing === undefined ? {} : { tracing }),
       ...(databaseUrl === undefined ? {} : { databaseUrl }),
       ...(databaseSchema === undefined ? {} : { databaseSchema }),
       ...(seedFile === undefined ? {} : { seedFile }),

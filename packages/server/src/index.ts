@@ -7,7 +7,9 @@ export {
   type AccordConfig,
   type LogLevel,
   type ParsedCommandLine,
-  type ScryptCost
+  type ScryptCost,
+  type TracesSampler,
+  type TracingConfig
 } from "./config.js"
 export { createLogger, flushLogger, redactPaths, requestLogging } from "./logger.js"
 export {

@@ -99,15 +99,26 @@ export const flushLogger = (logger: Logger): Promise<void> =>
 export const requestLogging = (logger: Logger): Pick<HttpHandlerOptions, "onResponse" | "onInternalError"> => ({
   onResponse: (log: RequestLog) => {
     // Every line has the same keys: `route` null when nothing matched, `path` (masked: docs/SECURITY.md, item 16)
-    // only then.
-    const line = {
-      requestId: log.requestId,
-      method: log.method,
-      route: log.route ?? null,
-      path: log.path ?? null,
-      status: log.status,
-      durationMs: log.durationMs
-    }
+    // only then; `traceId` only when tracing (docs/operations.md, "Traces"): the line to look the request's trace up by.
+    const line =
+      log.traceId === undefined
+        ? {
+            requestId: log.requestId,
+            method: log.method,
+            route: log.route ?? null,
+            path: log.path ?? null,
+            status: log.status,
+            durationMs: log.durationMs
+          }
+        : {
+            requestId: log.requestId,
+            method: log.method,
+            route: log.route ?? null,
+            path: log.path ?? null,
+            status: log.status,
+            durationMs: log.durationMs,
+            traceId: log.traceId
+          }
     if (log.status >= 500) logger.warn(line, "request")
     else logger.info(line, "request")
   },

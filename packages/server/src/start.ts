@@ -7,7 +7,8 @@ import {
   type RunningServer,
   type Seed,
   type StandaloneServerOptions,
-  type StoreServices
+  type StoreServices,
+  withPortSpans
 } from "@accord/core"
 import { productionScryptCost, ScryptPasswordHasherLive } from "@accord/node"
 import { loadApiReference } from "@accord/api-reference"
@@ -142,15 +143,19 @@ export const startAccord = async (config: AccordConfig, options: StartOptions = 
   // A cluster worker keeps its metrics for the primary to collect (serveClusterMetrics); the primary listens.
   const metrics =
     config.metrics === undefined ? undefined : createMetrics(clustered ? clusterWorkerRegistry() : undefined)
+  const services = Layer.merge(
+    authenticatedStoreLayer(config, metrics),
+    ScryptPasswordHasherLive({
+      ...config.scrypt,
+      ...config.hashing,
+      ...(metrics !== undefined && { observeLoad: metrics.observeHashing })
+    })
+  )
+  // Traced only when an OTLP endpoint is configured; otherwise no tracer, no span wrapper, no per-request cost, and
+  // OpenTelemetry's modules are never loaded.
+  const tracing = config.tracing === undefined ? undefined : (await import("./tracing.js")).makeTracing(config.tracing)
   const runtime = ManagedRuntime.make(
-    Layer.merge(
-      authenticatedStoreLayer(config, metrics),
-      ScryptPasswordHasherLive({
-        ...config.scrypt,
-        ...config.hashing,
-        ...(metrics !== undefined && { observeLoad: metrics.observeHashing })
-      })
-    )
+    tracing === undefined ? services : Layer.merge(withPortSpans(services), tracing.layer)
   )
   // Off, the server gets the logger's hooks alone: metrics cost nothing then.
   const logging = { ...requestLogging(logger), ...clientErrorLogging(logger) }
@@ -200,6 +205,7 @@ export const startAccord = async (config: AccordConfig, options: StartOptions = 
       drainTimeoutMs: config.drainTimeoutMs,
       maxConnections: config.maxConnections,
       docs: loadApiReference(),
+      ...(tracing !== undefined && { tracing: tracing.http }),
       ...hooks,
       ...connectionLogging(logger)
     }).catch((error: unknown) => {
@@ -209,6 +215,7 @@ export const startAccord = async (config: AccordConfig, options: StartOptions = 
     await metricsListener?.close()
     await rateLimit?.close()
     await runtime.dispose()
+    await tracing?.shutdown()
     throw error
   }
   logger.info(
@@ -216,6 +223,7 @@ export const startAccord = async (config: AccordConfig, options: StartOptions = 
       adapter: config.adapter,
       store: config.store,
       auth: config.auth,
+      tracing: tracing !== undefined,
       url: server.url,
       ...(metricsListener !== undefined && { metricsUrl: metricsListener.url }),
       node: process.version
@@ -232,6 +240,8 @@ export const startAccord = async (config: AccordConfig, options: StartOptions = 
         await rateLimit?.close()
         // Metrics stay up while the service drains, so the drain itself can be watched.
         await Promise.all([runtime.dispose(), metricsListener?.close()])
+        // After the drain: the spans of the last requests are exported before the process exits.
+        await tracing?.shutdown()
       }
       logger.info("stopped")
     })())

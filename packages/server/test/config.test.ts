@@ -264,3 +264,59 @@ describe("parseConfig", () => {
     })
   })
 })
+
+describe("parseConfig: traces (docs/operations.md, Traces)", () => {
+  it("is off without an OTLP endpoint, whatever else is set", () => {
+    expect(run([], { OTEL_SERVICE_NAME: "api", OTEL_TRACES_SAMPLER: "always_on" }).tracing).toBeUndefined()
+  })
+
+  it("sends to the base endpoint's /v1/traces, as service accord, parent-based always on, by default", () => {
+    expect(run([], { OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318" }).tracing).toEqual({
+      tracesUrl: "http://collector:4318/v1/traces",
+      serviceName: "accord",
+      sampler: "parentbased_always_on",
+      samplerRatio: 1
+    })
+    expect(run([], { OTEL_EXPORTER_OTLP_ENDPOINT: "https://otlp.example.com/otel/" }).tracing?.tracesUrl).toBe(
+      "https://otlp.example.com/otel/v1/traces"
+    )
+  })
+
+  it("takes the traces endpoint as it is, the service name and the sampler", () => {
+    const tracing = run([], {
+      OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318",
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "http://traces:4318/custom",
+      OTEL_SERVICE_NAME: "accord-eu",
+      OTEL_TRACES_SAMPLER: "parentbased_traceidratio",
+      OTEL_TRACES_SAMPLER_ARG: "0.25"
+    }).tracing
+    expect(tracing).toEqual({
+      tracesUrl: "http://traces:4318/custom",
+      serviceName: "accord-eu",
+      sampler: "parentbased_traceidratio",
+      samplerRatio: 0.25
+    })
+  })
+
+  it("is off with OTEL_SDK_DISABLED=true or OTEL_TRACES_EXPORTER=none", () => {
+    const endpoint = { OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318" }
+    expect(run([], { ...endpoint, OTEL_SDK_DISABLED: "true" }).tracing).toBeUndefined()
+    expect(run([], { ...endpoint, OTEL_TRACES_EXPORTER: "none" }).tracing).toBeUndefined()
+    expect(run([], { ...endpoint, OTEL_TRACES_EXPORTER: "otlp", OTEL_SDK_DISABLED: "false" }).tracing).toBeDefined()
+  })
+
+  it("refuses a bad endpoint (without echoing it), sampler or ratio with exit code 2", () => {
+    const error = configError([], {
+      OTEL_EXPORTER_OTLP_ENDPOINT: "collector:4318/secret-key",
+      OTEL_TRACES_SAMPLER: "sometimes",
+      OTEL_TRACES_SAMPLER_ARG: "1.5",
+      OTEL_TRACES_EXPORTER: "zipkin"
+    })
+    expect(error.exitCode).toBe(2)
+    expect(error.message).toContain("OTEL_EXPORTER_OTLP_ENDPOINT must be an http:// or https:// URL")
+    expect(error.message).not.toContain("secret-key")
+    expect(error.message).toContain("OTEL_TRACES_SAMPLER must be one of parentbased_always_on")
+    expect(error.message).toContain("OTEL_TRACES_SAMPLER_ARG must be a number from 0 to 1")
+    expect(error.message).toContain("OTEL_TRACES_EXPORTER must be one of otlp, none")
+  })
+})

@@ -1,4 +1,4 @@
-import { Cause, Data, Effect, Exit, Option, Result, Schema } from "effect"
+import { Cause, Clock, Context, Data, Effect, Exit, Option, Result, Schema, type Tracer } from "effect"
 import { decoderFor } from "../domain/decode.js"
 import { InsufficientScope, NotFound, Unauthenticated, type DomainError } from "../domain/errors.js"
 import type { Principal } from "../domain/principal.js"
@@ -19,6 +19,8 @@ import type {
   HttpHandlerOptions,
   HttpRequest,
   HttpResponse,
+  HttpTracing,
+  RequestLog,
   StaticAsset
 } from "./types.js"
 
@@ -45,6 +47,8 @@ interface CompiledOperation {
   readonly operation: Operation
   readonly decodeBody: ((input: unknown) => Effect.Effect<unknown, DomainError>) | undefined
   readonly decodeParams: ((input: unknown) => Option.Option<unknown>) | undefined
+  /** The operation's use case: `operation.run` itself, or wrapped in a span named by its id when tracing. */
+  readonly run: Operation["run"]
 }
 
 type Endpoint =
@@ -103,6 +107,7 @@ export const makeHttpHandler = (options: HttpHandlerOptions): HttpHandler => {
   const maxPathLength = options.maxPathLength ?? DEFAULT_MAX_PATH_LENGTH
   const rateLimit = options.rateLimit
   const runtime = options.runtime
+  const tracing = options.tracing
   const route = compileRoutes(options)
   const knownSegments = new Set(
     [prefix, ...apiRoutes.map((api) => api.path), "/openapi.json", "/docs"].flatMap((path) => path.split("/"))
@@ -113,7 +118,11 @@ export const makeHttpHandler = (options: HttpHandlerOptions): HttpHandler => {
    * The order of checks (docs/api.md, "Errors": order of checks), one early return each: routing (414, 404, OPTIONS, 405)
    * and fixed documents are answered here; an operation runs as one program (`operationProgram`).
    */
-  const handle = (request: HttpRequest, respond: Responder): Answer | Promise<Answer> => {
+  const handle = (
+    request: HttpRequest,
+    respond: Responder,
+    trace: RequestTrace | undefined
+  ): Answer | Promise<Answer> => {
     const path = request.path
     if (path.length > maxPathLength) return { response: respond.problem(problems.uriTooLong(maxPathLength)) }
     const inPrefix =
@@ -144,7 +153,10 @@ export const makeHttpHandler = (options: HttpHandlerOptions): HttpHandler => {
       const failure = result.failure
       return { response: respond.problem(failure._tag === "Refusal" ? failure.problem : problemOf(failure)), template }
     }
-    const exit = runNow(Effect.result(operationProgram(endpoint.compiled, request, match.params)))
+    const program = Effect.result(operationProgram(endpoint.compiled, request, match.params))
+    const exit = runNow(
+      trace === undefined ? program : Effect.withParentSpan(program, trace.serverSpan(template), NO_STACK_TRACE)
+    )
     return exit instanceof Promise ? exit.then(toAnswer) : toAnswer(exit)
   }
 
@@ -185,7 +197,7 @@ export const makeHttpHandler = (options: HttpHandlerOptions): HttpHandler => {
       return Effect.fail(INSUFFICIENT_SCOPE)
     }
     return Effect.flatMap(readJsonBody(compiled.operation, request), (json) =>
-      Effect.flatMap(decodeInput(compiled, json, params), (input) => compiled.operation.run(caller, input))
+      Effect.flatMap(decodeInput(compiled, json, params), (input) => compiled.run(caller, input))
     )
   }
 
@@ -269,7 +281,12 @@ export const makeHttpHandler = (options: HttpHandlerOptions): HttpHandler => {
     return new Promise((resolve) => fiber.addObserver(resolve))
   }
 
-  return (request) => {
+  /**
+   * One request, answered and logged. `trace` is made per request only when tracing: the server span, timed from the
+   * request's start but made once the route is known (its name carries the template; docs/operations.md, "Traces"),
+   * and ended with the answer.
+   */
+  const serve = (request: HttpRequest, trace: RequestTrace | undefined): Promise<HttpResponse> => {
     const started = performance.now()
     const incomingId = header(request, "x-request-id")
     const requestId = incomingId !== undefined && REQUEST_ID.test(incomingId) ? incomingId : crypto.randomUUID()
@@ -279,14 +296,28 @@ export const makeHttpHandler = (options: HttpHandlerOptions): HttpHandler => {
       return { response: respond.problem(problems.internal()) }
     }
     const finish = (answer: Answer): HttpResponse => {
-      options.onResponse?.({
-        requestId,
-        method: request.method,
-        route: answer.template,
-        path: answer.template === undefined ? loggedPath(request.path, knownSegments) : undefined,
-        status: answer.response.status,
-        durationMs: performance.now() - started
-      })
+      const status = answer.response.status
+      const path = answer.template === undefined ? loggedPath(request.path, knownSegments) : undefined
+      const log: RequestLog =
+        trace === undefined
+          ? {
+              requestId,
+              method: request.method,
+              route: answer.template,
+              path,
+              status,
+              durationMs: performance.now() - started
+            }
+          : {
+              requestId,
+              method: request.method,
+              route: answer.template,
+              path,
+              status,
+              durationMs: performance.now() - started,
+              traceId: trace.end(answer.template, status)
+            }
+      options.onResponse?.(log)
       return answer.response
     }
     // Only a host's own callback (onRequest, onResponse, onInternalError) throwing makes the promise reject.
@@ -294,7 +325,7 @@ export const makeHttpHandler = (options: HttpHandlerOptions): HttpHandler => {
       onRequest?.()
       let pending: Answer | Promise<Answer>
       try {
-        pending = handle(request, respond)
+        pending = handle(request, respond, trace)
       } catch (cause) {
         pending = internalError(cause)
       }
@@ -304,6 +335,91 @@ export const makeHttpHandler = (options: HttpHandlerOptions): HttpHandler => {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)))
     }
   }
+
+  if (tracing === undefined) return (request) => serve(request, undefined)
+  const clock = Clock.Clock.defaultValue()
+  return (request) => serve(request, traceRequest(tracing, clock, request))
+}
+
+// Spans made here point at nothing useful in a stack (the handler, not the caller), so none is captured.
+const NO_STACK_TRACE = { captureStackTrace: false } as const
+
+/** The server span of one traced request. */
+interface RequestTrace {
+  /** The span, made on the first call with the matched route's template. */
+  readonly serverSpan: (template: string | undefined) => Tracer.Span
+  /** Ends the span with the answer's status (an error from 500 up); returns its trace id, for the log line. */
+  readonly end: (template: string | undefined, status: number) => string
+}
+
+/** The methods OpenTelemetry's HTTP conventions name; any other is `_OTHER` (and the span is named `HTTP`). */
+const KNOWN_METHODS: ReadonlySet<string> = new Set([
+  "CONNECT",
+  "DELETE",
+  "GET",
+  "HEAD",
+  "OPTIONS",
+  "PATCH",
+  "POST",
+  "PUT",
+  "TRACE"
+])
+
+/** The Host header as `server.address` and `server.port` (`[::1]:3000`, `example.org:8080`, `example.org`). */
+const serverAddress = (host: string | undefined): { readonly address: string; readonly port?: number } | undefined => {
+  if (host === undefined || host === "") return undefined
+  const colon = host.lastIndexOf(":")
+  if (colon === -1 || colon < host.lastIndexOf("]")) return { address: host }
+  const port = host.slice(colon + 1)
+  if (!/^[0-9]{1,5}$/.test(port)) return { address: host }
+  return { address: host.slice(0, colon), port: Number(port) }
+}
+
+/**
+ * The server span of a request, after OpenTelemetry's HTTP server conventions: named `METHOD route-template`, with
+ * the method, the route, the path (only of a matched route: a path nothing matched may be anything a client typed,
+ * credentials included, docs/SECURITY.md item 2), the Host and the status; never a header value or the query.
+ */
+const traceRequest = (tracing: HttpTracing, clock: Clock.Clock, request: HttpRequest): RequestTrace => {
+  const startTime = clock.currentTimeNanosUnsafe()
+  let span: Tracer.Span | undefined
+  const serverSpan = (template: string | undefined): Tracer.Span => {
+    if (span !== undefined) return span
+    const known = KNOWN_METHODS.has(request.method)
+    const method = known ? request.method : "_OTHER"
+    const prefix = known ? request.method : "HTTP"
+    const parent = tracing.remoteParent(request.headers)
+    span = tracing.tracer.span({
+      name: template === undefined ? prefix : `${prefix} ${template}`,
+      parent: parent === undefined ? Option.none() : Option.some(parent),
+      annotations: Context.empty(),
+      links: [],
+      startTime,
+      kind: "server",
+      root: parent === undefined,
+      sampled: parent?.sampled ?? true
+    })
+    span.attribute("http.request.method", method)
+    if (!known) span.attribute("http.request.method_original", request.method)
+    if (template !== undefined) {
+      span.attribute("http.route", template)
+      span.attribute("url.path", request.path)
+    }
+    const server = serverAddress(header(request, "host"))
+    if (server !== undefined) {
+      span.attribute("server.address", server.address)
+      if (server.port !== undefined) span.attribute("server.port", server.port)
+    }
+    return span
+  }
+  const end = (template: string | undefined, status: number): string => {
+    const ended = serverSpan(template)
+    ended.attribute("http.response.status_code", status)
+    if (status >= 500) ended.attribute("error.type", String(status))
+    ended.end(clock.currentTimeNanosUnsafe(), status >= 500 ? Exit.fail(`HTTP ${status}`) : Exit.void)
+    return ended.traceId
+  }
+  return { serverSpan, end }
 }
 
 /** The route table compiled for this handler: the operations, the OpenAPI document and the API reference's files. */
@@ -325,7 +441,7 @@ const compileRoutes = (options: HttpHandlerOptions) => {
       endpoints: new Map(
         api.operations.map((operation): [string, Endpoint] => [
           operation.method,
-          { kind: "operation", compiled: compileOperation(operation) }
+          { kind: "operation", compiled: compileOperation(operation, options.tracing !== undefined) }
         ])
       )
     })),
@@ -335,10 +451,14 @@ const compileRoutes = (options: HttpHandlerOptions) => {
   ])
 }
 
-const compileOperation = (operation: Operation): CompiledOperation => ({
+/** The use case's span is named by the operation id (`createPublicPlanEntry`), a child of the server span. */
+const compileOperation = (operation: Operation, traced: boolean): CompiledOperation => ({
   operation,
   decodeBody: operation.body === undefined ? undefined : decoderFor(operation.body.schema),
-  decodeParams: operation.params === undefined ? undefined : Schema.decodeUnknownOption(operation.params)
+  decodeParams: operation.params === undefined ? undefined : Schema.decodeUnknownOption(operation.params),
+  run: traced
+    ? (caller, input) => Effect.withSpan(operation.run(caller, input), operation.operationId, NO_STACK_TRACE)
+    : operation.run
 })
 
 interface Responder {

@@ -1,4 +1,4 @@
-import type { ManagedRuntime } from "effect"
+import type { ManagedRuntime, Tracer } from "effect"
 import type { RateLimiter } from "./rate-limit.js"
 import type { Authenticator } from "../ports/authenticator.js"
 import type { PasswordHasher } from "../ports/password-hasher.js"
@@ -67,6 +67,19 @@ export interface RequestLog {
   readonly path: string | undefined
   readonly status: number
   readonly durationMs: number
+  /** The trace id of the request's server span; present only when the handler traces (`HttpHandlerOptions.tracing`). */
+  readonly traceId?: string
+}
+
+/**
+ * What the handler needs to trace requests (docs/operations.md, "Traces"): the tracer the host also installs in the
+ * runtime (so the use case and store spans join the same trace), and how a request names its remote parent. Absent:
+ * the handler makes no span at all.
+ */
+export interface HttpTracing {
+  readonly tracer: Tracer.Tracer
+  /** The caller's span named by the request's headers (W3C `traceparent`), or undefined to start a new trace. */
+  readonly remoteParent: (headers: HttpRequest["headers"]) => Tracer.AnySpan | undefined
 }
 
 /**
@@ -107,6 +120,11 @@ export interface HttpHandlerOptions {
    */
   readonly isDraining?: () => boolean
   readonly onResponse?: (log: RequestLog) => void
+  /**
+   * Traces every request: a server span, a span for the use case, and whatever spans the runtime's services make.
+   * Read once, when the handler is built: without it the handler runs the untraced program, at no cost.
+   */
+  readonly tracing?: HttpTracing
   /** Called for every 500 with the request id; the client sees only a generic problem. */
   readonly onInternalError?: (requestId: string, cause: unknown) => void
 }

@@ -8,10 +8,10 @@ import { now } from "./now.js"
 /**
  * Creates a public plan entry from a checked address and password. The password is hashed before anything is looked
  * up, so a known email costs the same time and gets the same answer as a new one (no enumeration), and the first
- * entry's password is never overwritten. Traced, unlike the other use cases: scrypt takes tens of milliseconds on
- * purpose, so the span costs nothing noticeable and shows where the time goes.
+ * entry's password is never overwritten. No span of its own: a tracing host wraps every use case in one named by
+ * its operation (docs/operations.md, "Traces"), with the hasher's and the store's spans as its children.
  */
-export const createPublicPlanEntry = Effect.fn("Accord.createPublicPlanEntry")(function* (entry: PlanEntryBody) {
+export const createPublicPlanEntry = Effect.fnUntraced(function* (entry: PlanEntryBody) {
   const hasher = yield* PasswordHasher
   const entries = yield* PlanEntries
   const passwordHash = yield* hasher.hash(entry.password)

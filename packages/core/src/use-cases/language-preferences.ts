@@ -6,8 +6,8 @@ import { PreferencesStore } from "../ports/preferences-store.js"
 import { now } from "./now.js"
 
 // Plain pipelines, no span: these run once per request, and a generator's steps and a span with its stack capture
-// cost more than the use case itself (bench/RESULTS.md). A host that wants a span wraps the call:
-// `Effect.withSpan(updateLanguagePreferences(...), name)`.
+// cost more than the use case itself (bench/RESULTS.md). A tracing host wraps every use case in a span named by its
+// operation (docs/operations.md, "Traces").
 
 /** The user's preferences, created with the defaults on first access. */
 export const getLanguagePreferences = (userId: UserId): Effect.Effect<Preferences, Unavailable, PreferencesStore> =>

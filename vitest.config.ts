@@ -2,8 +2,9 @@ import { defineConfig } from "vitest/config"
 
 // Tests import workspace packages from their TypeScript sources (the "@accord/source" export condition), so
 // `vitest` needs no build; `npm test` still builds first because some tests spawn the compiled server.
-// The rest are Vite's default server conditions, which a custom list replaces.
-const conditions = ["@accord/source", "module", "node", "development|production"]
+// A custom list replaces Vite's default server conditions; "module" is left out, as Node leaves it out: it selects
+// bundler-only builds (OpenTelemetry's ESM files import paths without extensions, which Node cannot load).
+const conditions = ["@accord/source", "node", "development|production"]
 
 export default defineConfig({
   resolve: { conditions },

@@ -225,7 +225,7 @@ describe("the handler without tracing", () => {
     expect(responses.map((response) => response.status)).toEqual([200, 200, 201, 503])
     expect(recorder.spans).toEqual([])
     expect(logs.map((log) => Object.keys(log))).toEqual(
-      logs.map(() => ["requestId", "method", "route", "status", "durationMs"])
+      logs.map(() => ["requestId", "method", "route", "path", "status", "durationMs"])
     )
   })
 })

@@ -81,3 +81,28 @@ describe("the handler and its host's callbacks", () => {
     await expect(answer).rejects.toThrow("host gauge down")
   })
 })
+
+describe("a request whose program the host interrupts (the runtime disposed at a drain's end)", () => {
+  it("is answered 503 unavailable, as a drain answers, and reported as no internal error", async () => {
+    const never = (): Effect.Effect<never> => Effect.never
+    const stalling: AccordRuntime = ManagedRuntime.make(
+      Layer.mergeAll(
+        Layer.succeed(Authenticator, Authenticator.of({ authenticate: never })),
+        Layer.succeed(PlanEntries, PlanEntries.of({ insertIfAbsent: never, findByEmailKey: never })),
+        Layer.succeed(PreferencesStore, PreferencesStore.of({ getOrCreate: never, update: never })),
+        Layer.succeed(PaymentMethods, PaymentMethods.of({ listByUser: never, setDefault: never })),
+        Layer.succeed(StoreAdmin, StoreAdmin.of({ loadSeed: never, ping: never() })),
+        Layer.succeed(PasswordHasher, PasswordHasher.of({ hash: never, verify: never }))
+      )
+    )
+    const reported: Array<string> = []
+    const handler = makeHttpHandler({ runtime: stalling, onInternalError: (requestId) => reported.push(requestId) })
+    const answer = handler(health)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+    await stalling.dispose()
+    const response = await answer
+    expect(response.status).toBe(503)
+    expect(JSON.parse(String(response.body))).toMatchObject({ code: "unavailable" })
+    expect(reported).toEqual([])
+  })
+})

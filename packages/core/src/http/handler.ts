@@ -145,7 +145,12 @@ export const makeHttpHandler = (options: HttpHandlerOptions): HttpHandler => {
     }
     const { operation } = endpoint.compiled
     const toAnswer = (exit: Exit.Exit<Result.Result<unknown, Refusal | DomainError>, unknown>): Answer => {
-      if (Exit.isFailure(exit)) throw Cause.squash(exit.cause)
+      if (Exit.isFailure(exit)) {
+        // Interrupted, not failed: the host is disposing the runtime (a drain's end), so the answer is the drain's
+        // 503, not a 500 with an "internal error" behind it (docs/api.md, "Probes").
+        if (Cause.hasInterruptsOnly(exit.cause)) return { response: respond.problem(problems.draining()), template }
+        throw Cause.squash(exit.cause)
+      }
       const result = exit.value
       if (Result.isSuccess(result)) {
         return { response: respond.ok(operation.success.status, JSON_TYPE, JSON.stringify(result.success)), template }

@@ -5,6 +5,14 @@ import { connect, createServer, type Server, type Socket } from "node:net"
 export const databaseUrl: string | undefined = process.env["DATABASE_URL"] || undefined
 export const redisUrl: string | undefined = process.env["REDIS_URL"] || undefined
 
+/** The same server at another address (a proxy, a black hole, a closed port): the URL with its host and port replaced. */
+export const withAddress = (url: string, host: string, port: number): string => {
+  const moved = new URL(url)
+  moved.hostname = host
+  moved.port = String(port)
+  return moved.toString()
+}
+
 /** Whether something accepts TCP connections at the URL's host and port within a second. */
 export const answers = (url: string | undefined, defaultPort: number): Promise<boolean> => {
   if (url === undefined) return Promise.resolve(false)

@@ -1,0 +1,145 @@
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { RateLimitStoreTimeout, type ClosableRateLimiter, type SharedLimiterOptions } from "@accord/rate-limit"
+import { startBlackHole, startSwitchableProxy, withAddress } from "./helpers.js"
+
+/** What a shared case sets on a limiter; the store's own `make` adds its connection and names (schema, key prefix). */
+export interface SharedCaseOptions extends Pick<SharedLimiterOptions, "onError" | "timeoutMs" | "pauseAfterErrorMs"> {
+  readonly capacity?: number
+}
+
+/** Another address for the limiter: a proxy to the store, or a place where no store answers (a closed port). */
+export interface Elsewhere {
+  /** The store's URL with this host and port. */
+  readonly url: string
+  readonly forwardsToStore: boolean
+}
+
+export interface SharedLimiterStore {
+  /** The describe title: the maker's name. */
+  readonly name: string
+  /** Why the store's cases skip (see `skipReason`), or undefined when the store answers. */
+  readonly skip: string | undefined
+  /** The store in test names: "the database", "Redis". */
+  readonly store: string
+  readonly url: string
+  readonly defaultPort: number
+  /**
+   * "per request" (PostgreSQL's pool): nothing is tried before a request, and onError hears exactly one error per
+   * failed request. "persistent" (Redis): the client connects when made, reports a failed connection then, and keeps
+   * reconnecting in the background, reporting each attempt, so onError hears more.
+   */
+  readonly connection: "per request" | "persistent"
+  /** A limiter with capacity 5 per 5 s unless told otherwise, closed by `cleanup`. */
+  readonly make: (options?: SharedCaseOptions, elsewhere?: Elsewhere) => Promise<ClosableRateLimiter>
+  readonly setup?: () => Promise<void>
+  /** Closes what `make` opened and removes what the cases stored. */
+  readonly cleanup: () => Promise<void>
+  /**
+   * After the sharing case, which consumed "user:u_1" 8 times and "client:web" once: how the store holds them
+   * (`description` goes into the case's name) and the assertions that it does.
+   */
+  readonly layout: { readonly description: string; readonly expectStored: () => Promise<void> }
+}
+
+/**
+ * The cases every store limiter shared between processes passes (PostgreSQL, Redis): one allowance for two limiters,
+ * and failing open, within its timeout, when the store is unreachable, black-holed, or goes silent. `ownCases`
+ * registers the store's own cases in the same describe, after these.
+ */
+export const describeSharedLimiterStore = (store: SharedLimiterStore, ownCases: () => void = () => {}): void => {
+  describe.skipIf(store.skip !== undefined)(
+    store.skip === undefined ? store.name : `${store.name} (${store.skip})`,
+    () => {
+      const { make } = store
+      const persistent = store.connection === "persistent"
+      const elsewhere = (host: string, port: number, forwardsToStore: boolean): Elsewhere => ({
+        url: withAddress(store.url, host, port),
+        forwardsToStore
+      })
+
+      if (store.setup !== undefined) beforeAll(store.setup)
+      afterAll(store.cleanup)
+
+      it(`two limiters, as two processes would have, share one allowance (${store.layout.description})`, async () => {
+        const [first, second] = await Promise.all([make(), make()])
+        const waits: Array<number> = []
+        for (let index = 0; index < 8; index++) waits.push(await (index % 2 === 0 ? first : second).consume("user:u_1"))
+        expect(waits.slice(0, 5)).toEqual([0, 0, 0, 0, 0])
+        // Refused with the seconds left of the 5 s window that started with the first request.
+        expect(Math.min(...waits.slice(5))).toBeGreaterThanOrEqual(4)
+        expect(Math.max(...waits.slice(5))).toBeLessThanOrEqual(5)
+        expect(await second.consume("client:web")).toBe(0)
+        await store.layout.expectStored()
+      })
+
+      it(`fails open when ${store.store} is unreachable: the request is served at once, onError told, nothing rejects`, async () => {
+        const errors: Array<unknown> = []
+        const limiter = await make(
+          { pauseAfterErrorMs: 0, onError: (error) => errors.push(error) },
+          elsewhere("127.0.0.1", 1, false)
+        )
+        const atStart = errors.length
+        if (persistent) expect(String(errors[0])).toMatch(/ECONNREFUSED/)
+        else expect(atStart).toBe(0)
+        const started = performance.now()
+        for (let index = 0; index < 7; index++) expect(await limiter.consume("user:u_1")).toBe(0)
+        expect(performance.now() - started).toBeLessThan(1000)
+        // Each request failed and was reported (pauseAfterErrorMs 0); a persistent client's reconnections add more.
+        if (persistent) expect(errors.length).toBeGreaterThanOrEqual(atStart + 7)
+        else expect(errors).toHaveLength(7)
+        expect(String(errors[0])).toMatch(/ECONNREFUSED/)
+      })
+
+      it(`fails open within its timeout when ${store.store} accepts connections and never answers`, async () => {
+        const blackHole = await startBlackHole()
+        const errors: Array<unknown> = []
+        let limiter: ClosableRateLimiter | undefined
+        try {
+          const starting = performance.now()
+          limiter = await make(
+            { timeoutMs: 200, onError: (error) => errors.push(error) },
+            elsewhere(blackHole.host, blackHole.port, false)
+          )
+          // A persistent client's start waits at most 2 s for the first connection (here the handshake times out
+          // sooner); a per-request one tries nothing.
+          expect(performance.now() - starting).toBeLessThan(4000)
+          const atStart = errors.length
+          const started = performance.now()
+          expect(await limiter.consume("user:u_1")).toBe(0)
+          expect(performance.now() - started).toBeLessThan(1500)
+          // Redis's client refuses at once while its handshake is unanswered; a pool's request waits for the timeout.
+          if (persistent) expect(errors.length).toBeGreaterThanOrEqual(atStart + 1)
+          else expect(errors).toEqual([expect.any(RateLimitStoreTimeout)])
+        } finally {
+          // The black hole first: a pool's close waits for the connection it is still trying there.
+          await blackHole.close()
+          await limiter?.close()
+        }
+      })
+
+      it(`fails open within its timeout when ${store.store} goes silent after answering`, async () => {
+        const proxy = await startSwitchableProxy(store.url, store.defaultPort)
+        const errors: Array<unknown> = []
+        let limiter: ClosableRateLimiter | undefined
+        try {
+          limiter = await make(
+            { capacity: 1, timeoutMs: 300, onError: (error) => errors.push(error) },
+            elsewhere(proxy.host, proxy.port, true)
+          )
+          expect([await limiter.consume("user:silent"), await limiter.consume("user:silent")]).toEqual([0, 1])
+          proxy.blackHole()
+          const started = performance.now()
+          expect(await limiter.consume("user:silent")).toBe(0)
+          expect(performance.now() - started).toBeLessThan(1500)
+          expect(errors).toEqual([expect.any(RateLimitStoreTimeout)])
+        } finally {
+          // The proxy first: a pool's close waits for the query still unanswered behind it.
+          await proxy.close()
+          await limiter?.close()
+        }
+      })
+
+      ownCases()
+    }
+  )
+}

@@ -112,7 +112,7 @@ export const MAX_UNANSWERED_PER_CONNECTION = 64
 
 /** What Node's HTTP parser calls with each request's headers (an internal of node:http, stable since Node 0.x). */
 interface ParserWithIncoming {
-  onIncoming?: (request: IncomingMessage, keepAlive: boolean) => number
+  onIncoming?: (request: IncomingMessage & { upgrade: boolean }, keepAlive: boolean) => number
 }
 
 /**
@@ -133,9 +133,14 @@ const stopParsingPastLimit = (socket: Socket, unansweredOn: () => number): void 
   const onIncoming = parser?.onIncoming
   if (parser === undefined || parser === null || onIncoming === undefined) return
   parser.onIncoming = (request, keepAlive) => {
-    if (socket.destroyed) return STOP_PARSING
+    if (socket.destroyed) {
+      request.upgrade = false
+      return STOP_PARSING
+    }
     if (unansweredOn() >= MAX_UNANSWERED_PER_CONNECTION) {
       socket.destroy()
+      // Node would otherwise hand a refused request carrying `Upgrade:` to the server's upgrade listeners.
+      request.upgrade = false
       return STOP_PARSING
     }
     return onIncoming(request, keepAlive)

@@ -36,6 +36,9 @@ export interface PostgresRateLimiterOptions extends RateLimitOptions, SharedLimi
   readonly poolSize?: number
 }
 
+const DEFAULT_POOL_SIZE = 2
+const CLEANUP_INTERVAL_MS = 5 * 60_000
+
 /**
  * One allowance per credential for every process on the database, in the table `accord_rate_limits`. Resolves once
  * the table is there; rejects when it cannot be created (the database is unreachable, or the role may not create
@@ -52,7 +55,8 @@ export const makePostgresRateLimiter = async (options: PostgresRateLimiterOption
   if (keyPrefix.length > MAX_KEY_PREFIX) throw new RangeError(`keyPrefix must be at most ${MAX_KEY_PREFIX} characters`)
   const pool = new pg.Pool({
     connectionString: options.connectionString,
-    max: options.poolSize ?? 10,
+    // Each consume is one short query: a small pool, beside the store's own (size the database for both).
+    max: options.poolSize ?? DEFAULT_POOL_SIZE,
     connectionTimeoutMillis: POOL_TIMEOUT_MS,
     query_timeout: POOL_TIMEOUT_MS,
     keepAlive: true
@@ -71,6 +75,8 @@ export const makePostgresRateLimiter = async (options: PostgresRateLimiterOption
       tableName: RATE_LIMIT_TABLE,
       ...(options.schema !== undefined && { schemaName: options.schema }),
       tableCreated: options.createTable === false,
+      // Its own clean-up timer would outlive close(); ours below is cleared there.
+      clearExpiredByTimeout: false,
       keyPrefix,
       points,
       duration: durationSeconds
@@ -87,9 +93,18 @@ export const makePostgresRateLimiter = async (options: PostgresRateLimiterOption
   const longestKey = MAX_ROW_KEY - keyPrefix.length - 1
   const rowKey = (key: string): string =>
     key.length <= longestKey ? key : `sha256:${createHash("sha256").update(key).digest("hex")}`
+  // Rows of windows that ended an hour ago go, as rate-limiter-flexible's own timer would delete them.
+  // (The schema passed SCHEMA_NAME above, so quoting it is safe.)
+  const table = options.schema === undefined ? `"${RATE_LIMIT_TABLE}"` : `"${options.schema}"."${RATE_LIMIT_TABLE}"`
+  const clearExpired = () =>
+    void pool.query(`DELETE FROM ${table} WHERE expire < $1`, [Date.now() - 3_600_000]).catch(() => undefined)
+  const cleanup = setInterval(clearExpired, CLEANUP_INTERVAL_MS).unref()
   let closing: Promise<void> | undefined
   return {
     ...failOpen((key) => limiter.consume(rowKey(key)), options),
-    close: () => (closing ??= pool.end())
+    close: () => {
+      clearInterval(cleanup)
+      return (closing ??= pool.end())
+    }
   }
 }

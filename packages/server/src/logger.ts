@@ -68,7 +68,8 @@ const PIPE_BUF = 4096
 
 /**
  * stderr for a process of a cluster, whose processes all write to the one stderr: each write carries whole lines and
- * at most PIPE_BUF bytes, so that lines of two processes never mix (a single line longer than that is written alone).
+ * at most PIPE_BUF bytes, so that lines of two processes never mix; a single line longer than that (a stack trace) is
+ * written alone, and a pipe may then interleave it with another process's line.
  * `sync` for the primary, which writes little: its lines go out in order, the last ones before it exits.
  */
 export const sharedStderr = (options: { readonly sync: boolean }): DestinationStream =>

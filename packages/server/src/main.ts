@@ -98,11 +98,15 @@ const main = async (): Promise<void> => {
     )
   }
 
+  // A worker answers the primary's metrics requests from its first moments, not once it has started: a scrape during a
+  // fork or a replacement would otherwise wait for it and fail (one registry a process: startAccord gets the same).
+  if (clustered && config.metrics !== undefined) (await import("./metrics.js")).clusterWorkerRegistry()
   // Loaded only now, so --help and a bad flag answer without loading both web frameworks and both database drivers.
   const { startAccord, StartError } = await import("./start.js")
   let accord: RunningAccord
   try {
-    accord = await startAccord(config, { logger })
+    // A worker of this cluster only: under another tool's cluster (pm2, say) with --workers 1 the process stands alone.
+    accord = await startAccord(config, { logger, clustered })
   } catch (error) {
     await flushLogger(logger)
     return failStart(error, [StartError])

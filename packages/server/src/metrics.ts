@@ -171,14 +171,18 @@ export const withMetrics = <H extends Hooks>(hooks: H, metrics: MetricsHooks): H
   }
 }
 
+let workerRegistry: Registry | undefined
+
 /**
- * The registry of a cluster worker: the primary's `serveClusterMetrics` asks each worker for it over IPC. Making an
- * AggregatorRegistry is what installs a worker's IPC listener (prom-client 15).
+ * The registry of a cluster worker, one a process: the primary's `serveClusterMetrics` asks each worker for it over
+ * IPC. Making an AggregatorRegistry is what installs a worker's IPC listener (prom-client 15).
  */
 export const clusterWorkerRegistry = (): Registry => {
-  const registry = new AggregatorRegistry<PrometheusContentType>()
-  AggregatorRegistry.setRegistries(registry)
-  return registry
+  if (workerRegistry === undefined) {
+    workerRegistry = new AggregatorRegistry<PrometheusContentType>()
+    AggregatorRegistry.setRegistries(workerRegistry)
+  }
+  return workerRegistry
 }
 
 export interface MetricsListener {

@@ -19,7 +19,6 @@ import { startKoaServer } from "@accord/adapter-koa"
 import { JwtAuthenticatorLive } from "@accord/auth-jwt"
 import { MemoryStoreLive } from "@accord/store-memory"
 import { PostgresStoreLive } from "@accord/store-postgres"
-import { isClusterWorker } from "./cluster.js"
 import type { AccordConfig } from "./config.js"
 import type { ClosableRateLimiter } from "@accord/rate-limit"
 import { clientErrorLogging, connectionLogging, createLogger, rateLimitErrorLogging, requestLogging } from "./logger.js"
@@ -44,7 +43,7 @@ export interface StartOptions {
   /** Where logs go; default: JSON lines on stderr at `config.logLevel`. */
   readonly logger?: Logger
   /**
-   * Running as one of a node:cluster's workers, default `cluster.isWorker`: the memory rate limit is then kept by the
+   * Running as one of an Accord cluster's workers (`--workers` above 1), default false: the memory rate limit is then kept by the
    * primary and shared by every worker (the primary calls `startClusterRateLimitPrimary()` before forking), and the
    * metrics are the primary's to serve (`serveClusterMetrics`).
    */
@@ -139,7 +138,7 @@ export const startAccord = async (config: AccordConfig, options: StartOptions = 
     logger.warn({ scrypt: config.scrypt }, "scrypt cost is below the production default (N=32768, r=8, p=3)")
   }
 
-  const clustered = options.clustered ?? isClusterWorker()
+  const clustered = options.clustered ?? false
   // A cluster worker keeps its metrics for the primary to collect (serveClusterMetrics); the primary listens.
   const metrics =
     config.metrics === undefined ? undefined : createMetrics(clustered ? clusterWorkerRegistry() : undefined)

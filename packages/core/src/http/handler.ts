@@ -370,20 +370,26 @@ const KNOWN_METHODS: ReadonlySet<string> = new Set([
   "TRACE"
 ])
 
-/** The Host header as `server.address` and `server.port` (`[::1]:3000`, `example.org:8080`, `example.org`). */
+/** A host name or IPv4 address, or a bracketed IPv6 one: anything else a client sent as Host is not recorded. */
+const HOST_NAME = /^(?:[A-Za-z0-9.-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\])$/
+
+/**
+ * The Host header as `server.address` and `server.port` (`[::1]:3000`, `example.org:8080`, `example.org`), only when
+ * it is a well-formed host (length-bounded before any pattern): a client's free text never reaches a span.
+ */
 const serverAddress = (host: string | undefined): { readonly address: string; readonly port?: number } | undefined => {
-  if (host === undefined || host === "") return undefined
+  if (host === undefined || host === "" || host.length > 260) return undefined
   const colon = host.lastIndexOf(":")
-  if (colon === -1 || colon < host.lastIndexOf("]")) return { address: host }
-  const port = host.slice(colon + 1)
-  if (!/^[0-9]{1,5}$/.test(port)) return { address: host }
-  return { address: host.slice(0, colon), port: Number(port) }
+  const hasPort = colon !== -1 && colon > host.lastIndexOf("]") && /^[0-9]{1,5}$/.test(host.slice(colon + 1))
+  const address = hasPort ? host.slice(0, colon) : host
+  if (!HOST_NAME.test(address)) return undefined
+  return hasPort ? { address, port: Number(host.slice(colon + 1)) } : { address }
 }
 
 /**
  * The server span of a request, after OpenTelemetry's HTTP server conventions: named `METHOD route-template`, with
  * the method, the route, the path (only of a matched route: a path nothing matched may be anything a client typed,
- * credentials included, docs/SECURITY.md item 2), the Host and the status; never a header value or the query.
+ * credentials included, docs/SECURITY.md item 2), a well-formed Host and the status; no other header value, never the query.
  */
 const traceRequest = (tracing: HttpTracing, clock: Clock.Clock, request: HttpRequest): RequestTrace => {
   const startTime = clock.currentTimeNanosUnsafe()

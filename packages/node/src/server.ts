@@ -179,7 +179,10 @@ export interface ServerGuard {
  *   read left unparsed (`stopParsingPastLimit`); one whose answers the client has not read for the request timeout
  *   (its output is stuck: `writableNeedDrain`) is closed too; at most `maxConnections` connections are open.
  */
-export const guardServer = (server: Server, options: StandaloneServerOptions): ServerGuard => {
+export const guardServer = (
+  server: Server,
+  options: Pick<StandaloneServerOptions, "onClientError" | "maxConnections" | "requestTimeoutMs">
+): ServerGuard => {
   const onClientError = options.onClientError
   if (options.maxConnections !== undefined && options.maxConnections > 0) server.maxConnections = options.maxConnections
   const requestTimeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS

@@ -98,6 +98,7 @@ export {
 export { makeOpenApiDocument, ProblemSchema } from "./http/openapi.js"
 export { isJsonObject, MAX_JSON_DEPTH, readJson, type JsonReadResult } from "./http/json-body.js"
 export type { RateLimiter } from "./http/rate-limit.js"
+export { KNOWN_HTTP_METHODS, methodLabel, OTHER_METHOD } from "./http/method-label.js"
 export type {
   AccordRuntime,
   AccordServices,

@@ -16,7 +16,6 @@ export {
   clusterWorkerRegistry,
   createMetrics,
   DURATION_BUCKETS,
-  OTHER_METHOD,
   serveClusterMetrics,
   serveMetrics,
   UNMATCHED_ROUTE,

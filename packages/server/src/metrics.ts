@@ -8,21 +8,14 @@ import {
   Registry,
   type PrometheusContentType
 } from "prom-client"
-import type { ClientErrorLog, RequestLog, StandaloneServerOptions } from "@accord/core"
+import { methodLabel, type ClientErrorLog, type RequestLog, type StandaloneServerOptions } from "@accord/core"
 import { listen, type ScryptHasherLoad } from "@accord/node"
 import type { PgPoolStats } from "@accord/store-postgres"
 
-/**
- * Label values come from a fixed set only (docs/operations.md, "Metrics"): a client chooses its method and path, so
- * neither becomes a label as sent. Any method outside this set is `_OTHER` (OpenTelemetry's name for it).
- */
-const METHODS: ReadonlySet<string> = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"])
-export const OTHER_METHOD = "_OTHER"
+// Label values come from fixed sets only (docs/operations.md, "Metrics"): a client chooses its method and path, so
+// neither becomes a label as sent (core's `methodLabel`; the route template or UNMATCHED_ROUTE).
 /** The route of a request no route matched, or refused before routing (a 404, 414, 431...): never its path. */
 export const UNMATCHED_ROUTE = "unmatched"
-
-const methodLabel = (method: string | undefined): string =>
-  method !== undefined && METHODS.has(method) ? method : OTHER_METHOD
 
 /**
  * Seconds. The memory store answers in well under a millisecond, a hash at the production cost takes a few hundred

@@ -6,6 +6,7 @@ import { Authenticator } from "../ports/authenticator.js"
 import { readCredential } from "./authorization.js"
 import { isJsonObject, readJson } from "./json-body.js"
 import { loggedPath } from "./logged-path.js"
+import { methodLabel, OTHER_METHOD } from "./method-label.js"
 import { isJsonMediaType } from "./media-type.js"
 import { makeOpenApiDocument } from "./openapi.js"
 import { PROBLEM_CONTENT_TYPE, problemBody, problemOf, problems, type Problem } from "./problem.js"
@@ -357,19 +358,6 @@ interface RequestTrace {
   readonly end: (template: string | undefined, status: number) => string
 }
 
-/** The methods OpenTelemetry's HTTP conventions name; any other is `_OTHER` (and the span is named `HTTP`). */
-const KNOWN_METHODS: ReadonlySet<string> = new Set([
-  "CONNECT",
-  "DELETE",
-  "GET",
-  "HEAD",
-  "OPTIONS",
-  "PATCH",
-  "POST",
-  "PUT",
-  "TRACE"
-])
-
 /** A host name or IPv4 address, or a bracketed IPv6 one: anything else a client sent as Host is not recorded. */
 const HOST_NAME = /^(?:[A-Za-z0-9.-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\])$/
 
@@ -396,8 +384,8 @@ const traceRequest = (tracing: HttpTracing, clock: Clock.Clock, request: HttpReq
   let span: Tracer.Span | undefined
   const serverSpan = (template: string | undefined): Tracer.Span => {
     if (span !== undefined) return span
-    const known = KNOWN_METHODS.has(request.method)
-    const method = known ? request.method : "_OTHER"
+    const method = methodLabel(request.method)
+    const known = method !== OTHER_METHOD
     const prefix = known ? request.method : "HTTP"
     const parent = tracing.remoteParent(request.headers)
     span = tracing.tracer.span({

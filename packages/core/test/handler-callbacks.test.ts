@@ -11,18 +11,21 @@ import {
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, ManagedRuntime } from "effect"
 
-// Every port dies: whatever the handler runs is a defect, answered as a 500 and reported to onInternalError.
-const broken = (): Effect.Effect<never> => Effect.die(new Error("broken port"))
-const runtime: AccordRuntime = ManagedRuntime.make(
-  Layer.mergeAll(
-    Layer.succeed(Authenticator, Authenticator.of({ authenticate: broken })),
-    Layer.succeed(PlanEntries, PlanEntries.of({ insertIfAbsent: broken, findByEmailKey: broken })),
-    Layer.succeed(PreferencesStore, PreferencesStore.of({ getOrCreate: broken, update: broken })),
-    Layer.succeed(PaymentMethods, PaymentMethods.of({ listByUser: broken, setDefault: broken })),
-    Layer.succeed(StoreAdmin, StoreAdmin.of({ loadSeed: broken, ping: broken() })),
-    Layer.succeed(PasswordHasher, PasswordHasher.of({ hash: broken, verify: broken }))
+/** A runtime whose every port method does `port()`. */
+const runtimeWhosePortsAll = (port: () => Effect.Effect<never>): AccordRuntime =>
+  ManagedRuntime.make(
+    Layer.mergeAll(
+      Layer.succeed(Authenticator, Authenticator.of({ authenticate: port })),
+      Layer.succeed(PlanEntries, PlanEntries.of({ insertIfAbsent: port, findByEmailKey: port })),
+      Layer.succeed(PreferencesStore, PreferencesStore.of({ getOrCreate: port, update: port })),
+      Layer.succeed(PaymentMethods, PaymentMethods.of({ listByUser: port, setDefault: port })),
+      Layer.succeed(StoreAdmin, StoreAdmin.of({ loadSeed: port, ping: port() })),
+      Layer.succeed(PasswordHasher, PasswordHasher.of({ hash: port, verify: port }))
+    )
   )
-)
+
+// Every port dies: whatever the handler runs is a defect, answered as a 500 and reported to onInternalError.
+const runtime = runtimeWhosePortsAll(() => Effect.die(new Error("broken port")))
 
 const health = { method: "GET", path: "/api/health", headers: {} }
 
@@ -84,17 +87,7 @@ describe("the handler and its host's callbacks", () => {
 
 describe("a request whose program the host interrupts (the runtime disposed at a drain's end)", () => {
   it("is answered 503 unavailable, as a drain answers, and reported as no internal error", async () => {
-    const never = (): Effect.Effect<never> => Effect.never
-    const stalling: AccordRuntime = ManagedRuntime.make(
-      Layer.mergeAll(
-        Layer.succeed(Authenticator, Authenticator.of({ authenticate: never })),
-        Layer.succeed(PlanEntries, PlanEntries.of({ insertIfAbsent: never, findByEmailKey: never })),
-        Layer.succeed(PreferencesStore, PreferencesStore.of({ getOrCreate: never, update: never })),
-        Layer.succeed(PaymentMethods, PaymentMethods.of({ listByUser: never, setDefault: never })),
-        Layer.succeed(StoreAdmin, StoreAdmin.of({ loadSeed: never, ping: never() })),
-        Layer.succeed(PasswordHasher, PasswordHasher.of({ hash: never, verify: never }))
-      )
-    )
+    const stalling = runtimeWhosePortsAll(() => Effect.never)
     const reported: Array<string> = []
     const handler = makeHttpHandler({ runtime: stalling, onInternalError: (requestId) => reported.push(requestId) })
     const answer = handler(health)

@@ -162,6 +162,15 @@ export const startAccord = async (config: AccordConfig, options: StartOptions = 
   let server: RunningServer
   let metricsListener: MetricsListener | undefined
   let rateLimit: ClosableRateLimiter | undefined
+  /**
+   * What the server used, released once it has stopped (or failed to start). Metrics stay up while the service
+   * drains, so the drain itself can be watched; the spans of the last requests are exported last.
+   */
+  const release = async (): Promise<void> => {
+    await rateLimit?.close()
+    await Promise.all([runtime.dispose(), metricsListener?.close()])
+    await tracing?.shutdown()
+  }
   try {
     // The first run builds the layer: an unreachable database fails here, before the port is taken.
     await runOrThrow(
@@ -211,10 +220,7 @@ export const startAccord = async (config: AccordConfig, options: StartOptions = 
       throw new StartError(`cannot listen on ${config.host}:${config.port}: ${describe(error)}`)
     })
   } catch (error) {
-    await metricsListener?.close()
-    await rateLimit?.close()
-    await runtime.dispose()
-    await tracing?.shutdown()
+    await release()
     throw error
   }
   logger.info(
@@ -236,11 +242,7 @@ export const startAccord = async (config: AccordConfig, options: StartOptions = 
       try {
         await server.close()
       } finally {
-        await rateLimit?.close()
-        // Metrics stay up while the service drains, so the drain itself can be watched.
-        await Promise.all([runtime.dispose(), metricsListener?.close()])
-        // After the drain: the spans of the last requests are exported before the process exits.
-        await tracing?.shutdown()
+        await release()
       }
       logger.info("stopped")
     })())

@@ -1,9 +1,9 @@
-import type { OperationId } from "@accord/core"
+import type { OperationId } from "@accord/contract"
 import { compiledOperations, send, settingsOf, type AnyRequest } from "./request.js"
 import type { AccordClientMethods, AccordClientOptions } from "./types.js"
 
 /**
- * A client for an Accord API: one method per operation of core's route table, named by its operationId, taking
+ * A client for an Accord API: one method per operation of the contract's table, named by its operationId, taking
  * `{ params?, body?, signal? }` typed from the operation's Schemas and resolving to `{ ok: true, status, value }` or
  * `{ ok: false, status, problem }`. Rejects with `AccordTransportError` when no answer of the API's could be had.
  */

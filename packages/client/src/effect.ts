@@ -1,4 +1,4 @@
-import type { OperationId, ProblemCodeOf, TypedOperation } from "@accord/core"
+import type { OperationId, ProblemCodeOf, TypedOperation } from "@accord/contract"
 import { Context, Effect, Layer } from "effect"
 import { AccordProblem, AccordTransportError } from "./errors.js"
 import { compiledOperations, send, settingsOf, type AnyRequest, type AnyResult, type Settings } from "./request.js"
@@ -31,7 +31,11 @@ const call = (
 ): Effect.Effect<unknown, AccordProblem | AccordTransportError> =>
   Effect.callback((resume, signal) => {
     send(settings, compiled, { ...request, signal }).then(
-      (result) => resume(result.ok ? Effect.succeed(result.value) : Effect.fail(problemOf(result))),
+      // No 304 here: an Effect method sends no If-None-Match (its request type has none).
+      (result) =>
+        resume(
+          !result.ok ? Effect.fail(problemOf(result)) : "value" in result ? Effect.succeed(result.value) : Effect.void
+        ),
       // Only AccordTransportError is an expected failure; anything else (a TypeError from untyped code) is a defect.
       (error: unknown) => resume(error instanceof AccordTransportError ? Effect.fail(error) : Effect.die(error))
     )

@@ -1,4 +1,4 @@
-import type { ProblemCode } from "@accord/core"
+import type { ProblemCode } from "@accord/contract"
 import { Data } from "effect"
 import type { ProblemBody, ProblemStatusOf } from "./types.js"
 

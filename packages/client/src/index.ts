@@ -1,4 +1,4 @@
-// The public surface of @accord/client: a typed client for Accord's API, derived from @accord/core's route table.
+// The public surface of @accord/client: a typed client for Accord's API, derived from @accord/contract's operations.
 export { makeAccordClient } from "./client.js"
 export { AccordClient, type AccordClientEffects, type EffectMethod } from "./effect.js"
 export { AccordProblem, AccordTransportError, type TransportFailure } from "./errors.js"
@@ -6,8 +6,10 @@ export type {
   AccordClientMethods,
   AccordClientOptions,
   AccordFailure,
+  AccordNotModified,
   AccordSuccess,
   ClientMethod,
+  ConditionalReadMethod,
   FetchLike,
   OperationOf,
   ProblemBody,

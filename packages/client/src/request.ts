@@ -6,19 +6,29 @@ import {
   type OperationId,
   type ProblemCode,
   type TypedOperation
-} from "@accord/core"
+} from "@accord/contract"
 import { Result, Schema } from "effect"
 import { AccordTransportError } from "./errors.js"
-import type { AccordClientOptions, AccordFailure, AccordSuccess, FetchLike, ProblemBody, TokenSource } from "./types.js"
+import type {
+  AccordClientOptions,
+  AccordFailure,
+  AccordNotModified,
+  AccordSuccess,
+  FetchLike,
+  ProblemBody,
+  TokenSource
+} from "./types.js"
 
 /** What a request carries at run time, whatever the operation (its static type is `RequestOf<O>`). */
 export interface AnyRequest {
   readonly params?: Readonly<Record<string, unknown>>
   readonly body?: unknown
+  readonly ifMatch?: string
+  readonly ifNoneMatch?: string
   readonly signal?: AbortSignal
 }
 
-export type AnyResult = AccordSuccess<number, unknown> | AccordFailure<ProblemCode>
+export type AnyResult = AccordSuccess<number, unknown> | AccordFailure<ProblemCode> | AccordNotModified
 
 /** An operation with its decoders, built once when this module loads. */
 interface Compiled {
@@ -30,13 +40,13 @@ interface Compiled {
 const compile = (operation: TypedOperation): Compiled => ({
   operation,
   decodeSuccess: Schema.decodeUnknownResult(operation.success.schema),
-  // Core's ProblemSchema with `code` narrowed to the codes this operation can be answered with (problemCodesOf).
+  // The contract's ProblemSchema with `code` narrowed to the codes this operation can be answered with (problemCodesOf).
   decodeProblem: Schema.decodeUnknownResult(
     ProblemSchema.mapFields((fields) => ({ ...fields, code: Schema.Literals(problemCodesOf(operation)) }))
   ) as Compiled["decodeProblem"]
 })
 
-/** Every operation of core's table, compiled: the client's methods, by operationId. */
+/** Every operation of the contract's table, compiled: the client's methods, by operationId. */
 export const compiledOperations = Object.fromEntries(
   Object.entries(operations).map(([id, operation]) => [id, compile(operation)])
 ) as Readonly<Record<OperationId, Compiled>>
@@ -99,14 +109,18 @@ const parseJson = (operation: TypedOperation, status: number, text: string): unk
  * as one of its problems (`application/problem+json`, decoded with the narrowed ProblemSchema, its status the one of
  * its code); anything else is undecodable (docs/api.md, "Errors" and "Headers on every response").
  */
-const readAnswer = (compiled: Compiled, status: number, contentType: string | null, text: string): AnyResult => {
+const readAnswer = (compiled: Compiled, response: Response, text: string): AnyResult => {
+  const { status } = response
+  const contentType = response.headers.get("content-type")
+  if (status === 304 && compiled.operation.conditional === "ifNoneMatch")
+    return { ok: true, status, notModified: true, etag: response.headers.get("etag") ?? undefined }
   const { operation } = compiled
   const mediaType = mediaTypeOf(contentType)
   if (status === operation.success.status) {
     if (mediaType !== "application/json") throw undecodable(operation, status, `Content-Type ${contentType}`)
     const value = compiled.decodeSuccess(parseJson(operation, status, text))
     if (Result.isFailure(value)) throw undecodable(operation, status, value.failure.message, value.failure)
-    return { ok: true, status, value: value.success }
+    return { ok: true, status, value: value.success, etag: response.headers.get("etag") ?? undefined }
   }
   if (mediaType !== "application/problem+json") throw undecodable(operation, status, `Content-Type ${contentType}`)
   const problem = compiled.decodeProblem(parseJson(operation, status, text))
@@ -135,6 +149,10 @@ export const send = async (
     const token = await resolveToken(settings.token)
     if (token !== undefined) headers.set("authorization", `Bearer ${token}`)
   }
+  if (request?.ifMatch !== undefined && operation.conditional !== undefined && operation.conditional !== "ifNoneMatch")
+    headers.set("if-match", request.ifMatch)
+  if (request?.ifNoneMatch !== undefined && operation.conditional === "ifNoneMatch")
+    headers.set("if-none-match", request.ifNoneMatch)
   // Only an operation that reads a body sends one; without it, an optional body is simply absent.
   const body =
     operation.body === undefined || request?.body === undefined
@@ -165,5 +183,5 @@ export const send = async (
       cause
     })
   }
-  return readAnswer(compiled, response.status, response.headers.get("content-type"), text)
+  return readAnswer(compiled, response, text)
 }

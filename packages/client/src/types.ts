@@ -7,13 +7,13 @@ import type {
   ProblemCodeOf,
   ProblemSchema,
   TypedOperation
-} from "@accord/core"
+} from "@accord/contract"
 import type { Schema } from "effect"
 
 /** Flattens an intersection for readable hovers and error messages. */
 type Simplify<T> = { [K in keyof T]: T[K] } & {}
 
-/** The operation named `Id` in core's table, with the static types of its Schemas. */
+/** The operation named `Id` in the contract's table, with the static types of its Schemas. */
 export type OperationOf<Id extends OperationId> = Operations[Id]
 
 /** Path parameters as sent: their Schema's Encoded side, required when the path has any. */
@@ -30,11 +30,31 @@ type BodyInput<B> =
       : { readonly body?: S["Encoded"] }
     : { readonly body?: never }
 
-/** The request of an operation: `params` and `body` typed from its Schemas. */
-export type RequestInputOf<O extends TypedOperation> = Simplify<ParamsInput<O["params"]> & BodyInput<O["body"]>>
+/**
+ * A conditional write's `If-Match` (docs/api.md, "Conditional requests"): the ETag of the version the caller read
+ * (a success's `etag`), or `*`; a stale one is answered 412 `precondition_failed` and changes nothing.
+ */
+type ConditionalInput<C> = C extends "ifMatch" | "ifMatchRequirable"
+  ? { readonly ifMatch?: string }
+  : { readonly ifMatch?: never }
+
+/** The request of an operation: `params` and `body` typed from its Schemas, and `ifMatch` for a conditional write. */
+export type RequestInputOf<O extends TypedOperation> = Simplify<
+  ParamsInput<O["params"]> & BodyInput<O["body"]> & ConditionalInput<O["conditional"]>
+>
+
+/**
+ * A conditional read's `If-None-Match` (docs/api.md, "Conditional requests"): the ETag of the version the caller has;
+ * when it is still current the answer is 304 (`AccordNotModified`) with no body.
+ */
+type ReadConditionInput<C> = C extends "ifNoneMatch"
+  ? { readonly ifNoneMatch?: string }
+  : { readonly ifNoneMatch?: never }
 
 /** What a method of the client takes: the operation's request, and an optional signal that aborts it. */
-export type RequestOf<O extends TypedOperation> = Simplify<RequestInputOf<O> & { readonly signal?: AbortSignal }>
+export type RequestOf<O extends TypedOperation> = Simplify<
+  RequestInputOf<O> & ReadConditionInput<O["conditional"]> & { readonly signal?: AbortSignal }
+>
 
 /** The success value: the success Schema's decoded type. */
 export type SuccessOf<O extends TypedOperation> = O["success"]["schema"]["Type"]
@@ -42,7 +62,7 @@ export type SuccessOf<O extends TypedOperation> = O["success"]["schema"]["Type"]
 /** The status of a problem with code `C` (each code has one, PROBLEM_CODE_STATUS). */
 export type ProblemStatusOf<C extends ProblemCode> = (typeof PROBLEM_CODE_STATUS)[C]
 
-/** A problem+json body (core's ProblemSchema) whose `code` is one of `C`. */
+/** A problem+json body (the contract's ProblemSchema) whose `code` is one of `C`. */
 export type ProblemBody<C extends ProblemCode = ProblemCode> = {
   readonly [K in keyof typeof ProblemSchema.Type]: K extends "code"
     ? C
@@ -56,6 +76,16 @@ export interface AccordSuccess<Status extends number, Value> {
   readonly ok: true
   readonly status: Status
   readonly value: Value
+  /** The answer's strong `ETag`, for the preferences and payment methods (send it back as `ifMatch`); else undefined. */
+  readonly etag: string | undefined
+}
+
+/** The answer to a read sent with `ifNoneMatch` that matched: the caller's version is current; no body. */
+export interface AccordNotModified {
+  readonly ok: true
+  readonly status: 304
+  readonly notModified: true
+  readonly etag: string | undefined
 }
 
 /** An answer with a problem whose code is one the operation can be answered with (`ProblemCodeOf`). */
@@ -72,8 +102,16 @@ export type ResultOf<O extends TypedOperation> =
 /** A function of `Request` to `R`, whose argument may be left out when nothing in `Request` is required. */
 export type Call<Request, R> = Record<never, never> extends Request ? (request?: Request) => R : (request: Request) => R
 
+/** A conditional read: with `ifNoneMatch` it may also be answered 304 (`AccordNotModified`). */
+export interface ConditionalReadMethod<O extends TypedOperation> {
+  (request: RequestOf<O> & { readonly ifNoneMatch: string }): Promise<ResultOf<O> | AccordNotModified>
+  (request?: RequestOf<O>): Promise<ResultOf<O>>
+}
+
 /** A client method: the operation's request in, its result out. */
-export type ClientMethod<O extends TypedOperation> = Call<RequestOf<O>, Promise<ResultOf<O>>>
+export type ClientMethod<O extends TypedOperation> = O["conditional"] extends "ifNoneMatch"
+  ? ConditionalReadMethod<O>
+  : Call<RequestOf<O>, Promise<ResultOf<O>>>
 
 /** The client: one method per operation, named by its operationId. */
 export type AccordClientMethods = { readonly [Id in OperationId]: ClientMethod<OperationOf<Id>> }

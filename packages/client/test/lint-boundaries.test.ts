@@ -11,13 +11,15 @@ const ruleIdsFor = async (code: string): Promise<ReadonlyArray<string | null>> =
   return result?.messages.map((message) => message.ruleId) ?? ["<no result>"]
 }
 
-// The client runs in browsers and any fetch runtime (README): core and effect only, no Node API.
+// The client runs in browsers and any fetch runtime (README): the contract and effect only, no Node API.
 describe("lint: packages/client/src", () => {
   it.each([
     'import { readFile } from "node:fs"',
     'import { createHash } from "crypto"',
     'import http from "http"',
     'import { ScryptPasswordHasherLive } from "@accord/node"',
+    'import { operations } from "@accord/core"',
+    'import { getLanguagePreferences } from "@accord/core"',
     'import { makeFetchHandler } from "@accord/adapter-fetch"',
     'import { makeAccordTestKit } from "@accord/testkit"',
     'import { MemoryStoreLive } from "@accord/store-memory"',
@@ -35,10 +37,10 @@ describe("lint: packages/client/src", () => {
     }
   )
 
-  it("accepts core, effect and the web platform", async () => {
+  it("accepts the contract, effect and the web platform", async () => {
     expect(
       await ruleIdsFor(
-        'import { operations } from "@accord/core"\nimport { Schema } from "effect"\n' +
+        'import { operations } from "@accord/contract"\nimport { Schema } from "effect"\n' +
           "export const value = [operations, Schema, fetch, Request, new TextEncoder()]\n"
       )
     ).toStrictEqual([])

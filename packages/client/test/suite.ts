@@ -28,7 +28,12 @@ export const describeClient = (name: string, open: (runtime: AccordRuntime) => P
     afterAll(() => fixture.close())
 
     it("health: 200 {status: ok}, without a credential", async () => {
-      expect(await fixture.client(null).health()).toStrictEqual({ ok: true, status: 200, value: { status: "ok" } })
+      expect(await fixture.client(null).health()).toStrictEqual({
+        ok: true,
+        status: 200,
+        value: { status: "ok" },
+        etag: undefined
+      })
     })
 
     it("createPublicPlanEntry: 201 with the domain lower-cased and the password masked, for an application", async () => {
@@ -38,8 +43,35 @@ export const describeClient = (name: string, open: (runtime: AccordRuntime) => P
       expect(created).toStrictEqual({
         ok: true,
         status: 201,
-        value: { email: "Ada@example.com", password: "********" }
+        value: { email: "Ada@example.com", password: "********" },
+        etag: undefined
       })
+    })
+
+    it("returns the ETag with a success and sends ifMatch: a stale one is 412 precondition_failed", async () => {
+      const read = await user.getLanguagePreferences()
+      if (!read.ok) throw new Error(`GET: ${read.problem.code}`)
+      expect(read.etag).toMatch(/^"[0-9a-f]{16}-[0-9a-f]+"$/)
+      const written = await user.updateLanguagePreferences({ body: { timezone: 45 }, ifMatch: read.etag ?? "" })
+      expect(written.ok && written.etag).not.toBe(read.etag)
+      const stale = await user.updateLanguagePreferences({ body: { timezone: 30 }, ifMatch: read.etag ?? "" })
+      expect(stale.ok ? "ok" : stale.problem.code).toBe("precondition_failed")
+      expect(stale.status).toBe(412)
+      await user.updateLanguagePreferences({ body: { timezone: 0 } })
+    })
+
+    it("sends ifNoneMatch: the current ETag is a 304 with no value, another one the 200", async () => {
+      const read = await user.listPaymentMethods()
+      if (!read.ok) throw new Error(`GET: ${read.problem.code}`)
+      const etag = read.etag ?? ""
+      expect(await user.listPaymentMethods({ ifNoneMatch: etag })).toStrictEqual({
+        ok: true,
+        status: 304,
+        notModified: true,
+        etag
+      })
+      const changed = await user.listPaymentMethods({ ifNoneMatch: '"0000000000000000-0"' })
+      expect(changed.ok && changed.status === 200 && changed.etag).toBe(etag)
     })
 
     it("getLanguagePreferences: 200 with the defaults", async () => {

@@ -8,7 +8,7 @@ import {
   type ResultOf
 } from "@accord/client"
 import type { OperationOf } from "@accord/client"
-import type { PaymentMethodView, PreferencesView } from "@accord/core"
+import type { PaymentMethodView, PreferencesView } from "@accord/contract"
 import { describe, expectTypeOf, it } from "@effect/vitest"
 import { Effect } from "effect"
 
@@ -98,7 +98,7 @@ const narrowing = async () => {
     // @ts-expect-error: setDefaultPaymentMethod is never answered method_not_allowed
     if (result.problem.code === "method_not_allowed") return
     expectTypeOf(result.status).toEqualTypeOf<
-      400 | 401 | 403 | 404 | 408 | 413 | 414 | 415 | 429 | 431 | 500 | 501 | 503
+      400 | 401 | 403 | 404 | 408 | 412 | 413 | 414 | 415 | 429 | 431 | 500 | 501 | 503
     >()
   }
 
@@ -127,7 +127,12 @@ const effects = () =>
 describe("the client's types", () => {
   it("are derived from the route table: problem codes per operation", () => {
     expectTypeOf<ResultOf<OperationOf<"health">>>().toEqualTypeOf<
-      | { readonly ok: true; readonly status: 200; readonly value: { readonly status: "ok" } }
+      | {
+          readonly ok: true
+          readonly status: 200
+          readonly value: { readonly status: "ok" }
+          readonly etag: string | undefined
+        }
       | {
           readonly ok: false
           readonly status: 400 | 408 | 414 | 431 | 500 | 503
@@ -138,7 +143,7 @@ describe("the client's types", () => {
     expectTypeOf<CreateCodes>().toEqualTypeOf<Always | Credentialed | WithBody | "unavailable">()
     type SetDefaultCodes = Extract<ResultOf<OperationOf<"setDefaultPaymentMethod">>, { ok: false }>["problem"]["code"]
     expectTypeOf<SetDefaultCodes>().toEqualTypeOf<
-      Always | Credentialed | "insufficient_scope" | WithBody | "not_found" | "unavailable"
+      Always | Credentialed | "insufficient_scope" | WithBody | "not_found" | "precondition_failed" | "unavailable"
     >()
     expectTypeOf(requests).toBeFunction()
     expectTypeOf(options).toBeFunction()

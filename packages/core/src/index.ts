@@ -1,47 +1,82 @@
 // The public surface of @accord/core, listed name by name: what is not here is internal to the package.
 
-// Domain: values and their Schemas
-export { ClientId, PaymentMethodId, UserId } from "./domain/ids.js"
-export { Email, emailKey, trimAsciiWhitespace } from "./domain/email.js"
-export { LanguageTag } from "./domain/language.js"
-export { TimezoneOffset } from "./domain/timezone.js"
-export { Password, PasswordHash } from "./domain/password.js"
-export { StrictBoolean } from "./domain/boolean.js"
-export { isWellFormedToken, TOKEN_PATTERN } from "./domain/token.js"
-export { notBefore, Timestamp, toTimestamp } from "./domain/timestamp.js"
-export { Principal } from "./domain/principal.js"
-export { MASKED_PASSWORD, PlanEntryBody, PlanEntryView, type PlanEntry } from "./domain/plan-entry.js"
+// The contract, re-exported for embedders (its own package is @accord/contract): field values, bodies and views,
+// operations and routes, problem codes and declared errors, the OpenAPI document
 export {
-  applyPatch,
-  decodePreferencesPatch,
-  defaultPreferenceValues,
-  PreferencesPatchBody,
-  PreferencesView,
-  toPatch,
-  toPreferencesView,
-  type Preferences,
-  type PreferencesPatch
-} from "./domain/preferences.js"
-export {
+  apiRoutes,
+  defineOperation,
+  DOMAIN_ERROR_CODES,
+  DOMAIN_ERROR_STATUS,
+  Email,
+  errorStatusesOf,
+  FIELD_ISSUE_CODES,
+  HealthView,
+  makeOpenApiDocument,
+  MASKED_PASSWORD,
+  operations,
+  Password,
+  PaymentMethodId,
   PaymentMethodList,
   PaymentMethodView,
+  PlanEntryBody,
+  PlanEntryView,
+  PreferencesPatchBody,
+  PreferencesView,
+  PROBLEM_CODE_STATUS,
+  PROBLEM_CODES,
+  PROBLEM_CONTENT_TYPE,
+  problemCodesOf,
+  ProblemSchema,
+  REASON_PHRASES,
   SetDefaultBody,
-  toPaymentMethodView,
-  type PaymentMethod
-} from "./domain/payment-method.js"
-export { Seed, type SeedInput, type SeedReport } from "./domain/seed.js"
+  StrictBoolean,
+  Timestamp,
+  TimezoneOffset,
+  trimAsciiWhitespace,
+  type Access,
+  type BodyOf,
+  type BodySpec,
+  type DomainErrorTag,
+  type FieldIssue,
+  type FieldIssueCode,
+  type HttpMethod,
+  type Operation,
+  type OperationId,
+  type Operations,
+  type OperationSpec,
+  type OperationTag,
+  type ParamsOf,
+  type ProblemCode,
+  type ProblemCodeOf,
+  type ProblemCodeSource,
+  type Route,
+  type SuccessSpec,
+  type TypedOperation
+} from "@accord/contract"
 
-// Domain: errors and field issues
+// Domain: values, records and errors (no HTTP, no wire form)
+export { ClientId, UserId } from "./domain/ids.js"
+export { LanguageTag } from "./domain/language.js"
+export { emailKey } from "./domain/email.js"
+export { PasswordHash } from "./domain/password.js"
+export { isWellFormedToken, TOKEN_PATTERN } from "./domain/token.js"
+export { notBefore } from "./domain/timestamp.js"
+export { Principal } from "./domain/principal.js"
+export type { PlanEntry } from "./domain/plan-entry.js"
+export { applyPatch, defaultPreferenceValues, type Preferences, type PreferencesPatch } from "./domain/preferences.js"
+export type { PaymentMethod } from "./domain/payment-method.js"
+export { Seed, type SeedInput, type SeedReport } from "./domain/seed.js"
 export {
   InsufficientScope,
+  NAMES_RESOURCE,
   NotFound,
+  PreconditionFailed,
   Unauthenticated,
   Unavailable,
   ValidationError,
   type DomainError
 } from "./domain/errors.js"
-export { FIELD_ISSUE_CODES, type FieldIssue, type FieldIssueCode } from "./domain/field-issue.js"
-export { decoderFor, toValidationError } from "./domain/decode.js"
+export { decoderFor, pathParamsDecoderFor, toValidationError } from "./domain/decode.js"
 
 // Ports
 export { Authenticator } from "./ports/authenticator.js"
@@ -57,62 +92,43 @@ export { createPublicPlanEntry } from "./use-cases/create-public-plan-entry.js"
 export { getLanguagePreferences, updateLanguagePreferences } from "./use-cases/language-preferences.js"
 export { listPaymentMethods, setDefaultPaymentMethod } from "./use-cases/payment-methods.js"
 
-// HTTP: the route table, the handler, problems and the OpenAPI document
+// HTTP: the contract's operations bound to the use cases, the handler and problems
 export {
-  apiRoutes,
-  defineOperation,
-  operations,
-  type Access,
-  type BodyOf,
-  type BodySpec,
+  implementations,
   type CallerOf,
-  type DomainErrorTag,
-  type HttpMethod,
-  type Operation,
-  type OperationId,
-  type Operations,
-  type OperationSpec,
-  type ParamsOf,
-  type Route,
-  type SuccessSpec,
-  type TypedOperation
-} from "./http/routes.js"
-export { DEFAULT_BODY_LIMIT, DEFAULT_MAX_PATH_LENGTH, DEFAULT_PREFIX, makeHttpHandler } from "./http/handler.js"
+  type DeclaredErrorOf,
+  type Implementation,
+  type Implementations,
+  type InputOf
+} from "./http/implementation.js"
 export {
-  DOMAIN_ERROR_CODES,
-  DOMAIN_ERROR_STATUS,
-  errorStatusesOf,
-  PROBLEM_CODE_STATUS,
-  PROBLEM_CODES,
-  PROBLEM_CONTENT_TYPE,
-  problemBody,
-  problemCodesOf,
-  problemOf,
-  problems,
-  REASON_PHRASES,
-  type Problem,
-  type ProblemCode,
-  type ProblemCodeOf,
-  type ProblemCodeSource
-} from "./http/problem.js"
-export { makeOpenApiDocument, ProblemSchema } from "./http/openapi.js"
+  decodePreferencesPatch,
+  toPatch,
+  toTimestamp,
+  toPaymentMethodView,
+  toPlanEntryView,
+  toPreferencesView
+} from "./http/wire.js"
+export { DEFAULT_BODY_LIMIT, DEFAULT_MAX_PATH_LENGTH, DEFAULT_PREFIX, makeHttpHandler } from "./http/handler.js"
+export { problemBody, problemOf, problems, type Problem } from "./http/problem.js"
 export { isJsonObject, MAX_JSON_DEPTH, readJson, type JsonReadResult } from "./http/json-body.js"
-export type { RateLimiter } from "./http/rate-limit.js"
+export { rateLimitHeaders, type RateLimiter, type RateLimitQuota } from "./http/rate-limit.js"
 export { KNOWN_HTTP_METHODS, methodLabel, OTHER_METHOD } from "./http/method-label.js"
+export { headerValue } from "./http/header-value.js"
 export type {
   AccordRuntime,
   AccordServices,
   BodyReadResult,
   DocsAssets,
+  HeaderLookup,
+  HeaderRecord,
   HttpHandler,
   HttpHandlerOptions,
+  HttpHeaders,
   HttpRequest,
   HttpResponse,
   HttpTracing,
   RequestLog,
-  ClientErrorLog,
-  RunningServer,
-  StandaloneServerOptions,
   StaticAsset,
   StoreServices
 } from "./http/types.js"

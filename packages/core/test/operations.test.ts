@@ -131,7 +131,16 @@ describe("problem codes of an operation", () => {
       Always | Credentialed | "insufficient_scope" | "unavailable"
     >()
     expectTypeOf<ProblemCodeOf<typeof operations.setDefaultPaymentMethod>>().toEqualTypeOf<
-      Always | Credentialed | "insufficient_scope" | WithBody | "not_found" | "unavailable"
+      Always | Credentialed | "insufficient_scope" | WithBody | "not_found" | "precondition_failed" | "unavailable"
+    >()
+    expectTypeOf<ProblemCodeOf<typeof operations.updateLanguagePreferences>>().toEqualTypeOf<
+      | Always
+      | Credentialed
+      | "insufficient_scope"
+      | WithBody
+      | "precondition_failed"
+      | "precondition_required"
+      | "unavailable"
     >()
     // The erased view may be answered any code an operation can have; 417 is the standalone servers' answer before
     // any route (docs/SECURITY.md, item 16), like 405 no operation's.
@@ -162,7 +171,7 @@ describe("problem codes of an operation", () => {
     expect(errorStatusesOf(operations.liveness)).toStrictEqual([408, 414, 431])
     // 501: a body sent with a transfer coding other than chunked (docs/api.md, "Precise rules").
     expect(errorStatusesOf(operations.setDefaultPaymentMethod)).toStrictEqual([
-      400, 401, 403, 404, 408, 413, 414, 415, 429, 431, 501, 503
+      400, 401, 403, 404, 408, 412, 413, 414, 415, 429, 431, 501, 503
     ])
   })
 })

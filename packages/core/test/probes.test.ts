@@ -1,6 +1,6 @@
+import { defineOperation } from "@accord/contract"
 import {
   Authenticator,
-  defineOperation,
   makeHttpHandler,
   PasswordHasher,
   PaymentMethods,
@@ -106,28 +106,20 @@ describe("liveness and readiness probes (docs/api.md, Probes)", () => {
       operationId: "probe",
       method: "GET",
       path: "/probe",
-      summary: "",
-      description: "",
-      tag: "service",
       access: "public",
       success: { status: 200, schema: Schema.Struct({}) },
-      errors: [],
-      run: () => Effect.succeed({})
+      errors: []
     })
     expect(probe.unavailableWhileDraining).toBe(false)
     defineOperation({
       operationId: "probe",
       method: "GET",
       path: "/probe",
-      summary: "",
-      description: "",
-      tag: "service",
       access: "public",
       success: { status: 200, schema: Schema.Struct({}) },
       errors: [],
       // @ts-expect-error: a readiness probe answers 503 unavailable, so it must declare Unavailable
-      unavailableWhileDraining: true,
-      run: () => Effect.succeed({})
+      unavailableWhileDraining: true
     })
   })
 })

@@ -1,6 +1,6 @@
+import { FIELD_ISSUE_CODE, type FieldIssue, type FieldIssueCode } from "@accord/contract"
 import { Effect, Exit, Schema, SchemaAST, type SchemaIssue } from "effect"
-import { ValidationError } from "./errors.js"
-import { FIELD_ISSUE_CODE, type FieldIssue, type FieldIssueCode } from "./field-issue.js"
+import { NAMES_RESOURCE, NotFound, ValidationError } from "./errors.js"
 
 const escapePointerToken = (token: string): string => token.replaceAll("~", "~0").replaceAll("/", "~1")
 
@@ -114,5 +114,34 @@ export const decoderFor = <S extends Schema.Decoder<unknown>>(schema: S) => {
     return error === undefined
       ? Effect.failCause(decoded.cause as never)
       : Effect.fail(toValidationError(error.error.issue))
+  }
+}
+
+/** The field an issue is about (the first when several fail), or undefined when it is about the whole input. */
+const fieldOf = (issue: SchemaIssue.Issue): PropertyKey | undefined =>
+  issue._tag === "Pointer" ? issue.path[0] : issue._tag === "Composite" ? fieldOf(issue.issues[0]) : undefined
+
+/**
+ * Compiles a path parameters decoder once. A value a parameter's Schema refuses names nothing, so it is the NotFound
+ * of the resource that Schema names (`NAMES_RESOURCE`), not a validation error (docs/api.md, "Precise rules": an id
+ * outside its charset is 404). A parameter whose Schema names no resource is a mistake in the route table: refused
+ * here, as the table is compiled.
+ */
+export const pathParamsDecoderFor = <S extends Schema.Decoder<unknown>>(schema: S) => {
+  const notFound = new Map<PropertyKey, NotFound>()
+  for (const field of SchemaAST.isObjects(schema.ast) ? schema.ast.propertySignatures : []) {
+    const resource = SchemaAST.resolve(field.type)?.[NAMES_RESOURCE] as NotFound["resource"] | undefined
+    if (resource === undefined) throw new Error(`path parameter ${String(field.name)}: its Schema names no resource`)
+    notFound.set(field.name, new NotFound({ resource }))
+  }
+  const [first] = notFound.values()
+  if (first === undefined) throw new Error("path parameters: a Struct of id Schemas is expected")
+  const decode = Schema.decodeUnknownExit(schema)
+  return (input: unknown): Effect.Effect<S["Type"], NotFound> => {
+    const decoded = decode(input)
+    if (Exit.isSuccess(decoded)) return Effect.succeed(decoded.value)
+    const failure = decoded.cause.reasons.find((reason) => reason._tag === "Fail")
+    const field = failure === undefined ? undefined : fieldOf(failure.error.issue)
+    return Effect.fail((field === undefined ? undefined : notFound.get(field)) ?? first)
   }
 }

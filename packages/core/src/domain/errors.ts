@@ -1,5 +1,5 @@
 import { Data } from "effect"
-import type { FieldIssue } from "./field-issue.js"
+import type { FieldIssue } from "@accord/contract"
 
 /** Input broke a field rule; one issue per field, sorted by pointer. */
 export class ValidationError extends Data.TaggedError("ValidationError")<{
@@ -11,6 +11,9 @@ export class NotFound extends Data.TaggedError("NotFound")<{
   readonly resource: "payment_method"
 }> {}
 
+/** The annotation an id's Schema names its resource with (declared in the contract, beside the ids). */
+export { NAMES_RESOURCE } from "@accord/contract"
+
 /** No usable credential (`missing`) or a credential the authenticator does not accept (`invalid_token`). */
 export class Unauthenticated extends Data.TaggedError("Unauthenticated")<{
   readonly reason: "missing" | "invalid_token"
@@ -18,6 +21,12 @@ export class Unauthenticated extends Data.TaggedError("Unauthenticated")<{
 
 /** A valid credential without the right to this operation (a client on a user operation). */
 export class InsufficientScope extends Data.TaggedError("InsufficientScope") {}
+
+/**
+ * A conditional write whose condition the current record does not meet (an HTTP If-Match), checked in the same atomic
+ * step as the write: nothing changed.
+ */
+export class PreconditionFailed extends Data.TaggedError("PreconditionFailed") {}
 
 /**
  * A dependency cannot serve now (store unreachable, hashing saturated, the identity provider's key set cannot be
@@ -29,4 +38,5 @@ export class Unavailable extends Data.TaggedError("Unavailable")<{
   readonly cause?: unknown
 }> {}
 
-export type DomainError = ValidationError | NotFound | Unauthenticated | InsufficientScope | Unavailable
+export type DomainError =
+  ValidationError | NotFound | Unauthenticated | InsufficientScope | PreconditionFailed | Unavailable

@@ -1,44 +1,38 @@
+import { LanguageTagInput } from "@accord/contract"
+import { getCanonicalLocales } from "@formatjs/intl-getcanonicallocales"
 import { Schema, SchemaTransformation } from "effect"
-import { boundedMemo } from "./bounded-memo.js"
-import { issue } from "./field-issue.js"
-
-const MAX_LENGTH = 35
-
-const INVALID = ""
+import { boundedMemo } from "../bounded-memo.js"
 
 /**
- * `Intl.getCanonicalLocales` costs microseconds per call and is pure, and the same few tags arrive again and again,
- * so its recent answers are kept (the decoder asks twice per tag: once to check it, once to transform it). Only tags
- * that passed the length checks get here.
+ * The form a language tag is stored in: canonical by the CLDR alias data that `@formatjs/intl-getcanonicallocales`
+ * ships, not by the engine's `Intl`: each engine carries its own locale data (Node maps `tl` to `fil`, Bun keeps
+ * `tl`), and instances on two runtimes sharing one database must store the same string (docs/api.md, "Precise
+ * rules"). Whether a tag is one at all is the contract's rule (`LanguageTagInput`, the grammar of the library's own
+ * parser): a tag it accepts always has a canonical form, and would be kept as sent should the library disagree.
  */
-const canonicalOrInvalid = boundedMemo(512, (tag: string): string => {
+const canonicalForm = (tag: string): string => {
   try {
-    return Intl.getCanonicalLocales(tag)[0] ?? INVALID
+    return getCanonicalLocales(tag)[0] ?? tag
   } catch {
-    return INVALID
+    return tag
   }
-})
-
-const canonicalise = (tag: string): string | undefined => {
-  const canonical = canonicalOrInvalid(tag)
-  return canonical === INVALID ? undefined : canonical
 }
 
-const CheckedTag = Schema.String.check(
-  Schema.isMinLength(1, issue("too_short", "must not be empty")).abort(),
-  Schema.isMaxLength(MAX_LENGTH, issue("too_long", `must be at most ${MAX_LENGTH} characters`)).abort(),
-  Schema.makeFilter<string>((tag) => canonicalise(tag) !== undefined, {
-    ...issue("invalid_format", "must be a BCP 47 language tag such as en-US"),
-    toJsonSchema: () => ({})
-  }).abort()
-).annotate({ identifier: "LanguageTag", examples: ["en", "en-US", "pt-BR"] })
-
-/** A BCP 47 language tag, stored in the canonical form `Intl.getCanonicalLocales` returns (`EN-us` -> `en-US`). */
-export const LanguageTag = CheckedTag.pipe(
+/** A BCP 47 language tag in its canonical form (`EN-us` -> `en-US`, `iw` -> `he`) whatever the runtime. */
+export const LanguageTag = LanguageTagInput.pipe(
   Schema.decodeTo(
     Schema.String,
-    SchemaTransformation.transform({ decode: (tag: string) => canonicalise(tag) ?? tag, encode: (tag: string) => tag })
+    SchemaTransformation.transform({
+      decode: (tag: string): string => canonicalLanguageTag(tag),
+      encode: (tag: string) => tag
+    })
   ),
   Schema.brand("LanguageTag")
 )
 export type LanguageTag = typeof LanguageTag.Type
+
+/**
+ * The stored form of a tag the contract accepted (a decoded body's `language`). Its answers are kept because a call
+ * costs about a microsecond and the same few tags arrive again and again.
+ */
+export const canonicalLanguageTag = boundedMemo(512, (tag: string): LanguageTag => LanguageTag.make(canonicalForm(tag)))

@@ -1,16 +1,5 @@
-import { Schema } from "effect"
-import type { PaymentMethodId, UserId } from "./ids.js"
-import { StrictBoolean } from "./boolean.js"
-import { issue } from "./field-issue.js"
-import { Timestamp, toTimestamp } from "./timestamp.js"
-
-/** `is_default` may only confirm the operation: `false` would ask for something this route does not do. */
-const OnlyTrue = StrictBoolean.check(
-  Schema.makeFilter<boolean>((value) => value, {
-    ...issue("not_allowed", "may only be true"),
-    toJsonSchema: () => ({ const: true })
-  })
-)
+import type { PaymentMethodId } from "@accord/contract"
+import type { UserId } from "./ids.js"
 
 export interface PaymentMethod {
   readonly id: PaymentMethodId
@@ -19,28 +8,3 @@ export interface PaymentMethod {
   readonly createdAt: Date
   readonly updatedAt: Date
 }
-
-/** Set-default body: `{}` or `{"is_default": true}`; no body at all counts as `{}`. */
-export const SetDefaultBody = Schema.Struct({ is_default: Schema.optionalKey(OnlyTrue) }).annotate({
-  identifier: "PaymentMethodUpdate"
-})
-
-export const PaymentMethodView = Schema.Struct({
-  id: Schema.String,
-  is_default: Schema.Boolean,
-  created_at: Timestamp,
-  updated_at: Timestamp
-}).annotate({ identifier: "PaymentMethod" })
-export type PaymentMethodView = typeof PaymentMethodView.Type
-
-export const PaymentMethodList = Schema.Struct({ data: Schema.Array(PaymentMethodView) }).annotate({
-  identifier: "PaymentMethodList"
-})
-export type PaymentMethodList = typeof PaymentMethodList.Type
-
-export const toPaymentMethodView = (method: PaymentMethod): PaymentMethodView => ({
-  id: method.id,
-  is_default: method.isDefault,
-  created_at: toTimestamp(method.createdAt),
-  updated_at: toTimestamp(method.updatedAt)
-})

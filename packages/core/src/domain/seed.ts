@@ -1,5 +1,6 @@
 import { Effect, Schema } from "effect"
-import { ClientId, PaymentMethodId, UserId } from "./ids.js"
+import { PaymentMethodId } from "@accord/contract"
+import { ClientId, UserId } from "./ids.js"
 import { TOKEN_PATTERN } from "./token.js"
 
 const Token = Schema.String.check(

@@ -1,68 +1,5 @@
+import { DOMAIN_ERROR_STATUS, REASON_PHRASES, type FieldIssue, type ProblemCode } from "@accord/contract"
 import type { DomainError } from "../domain/errors.js"
-import type { FieldIssue } from "../domain/field-issue.js"
-import type { Access, DomainErrorTag, Operation } from "./routes.js"
-
-/**
- * Every stable problem code with the one status it is answered with (docs/api.md, "Errors"): the one list that the
- * ProblemCode type, the OpenAPI enum and the suites' expectations derive from.
- */
-export const PROBLEM_CODE_STATUS = {
-  invalid_json: 400,
-  invalid_body: 400,
-  validation_failed: 400,
-  unauthenticated: 401,
-  invalid_token: 401,
-  insufficient_scope: 403,
-  not_found: 404,
-  method_not_allowed: 405,
-  payload_too_large: 413,
-  unsupported_media_type: 415,
-  not_implemented: 501,
-  rate_limited: 429,
-  uri_too_long: 414,
-  unavailable: 503,
-  internal: 500,
-  // Refusals Node makes before a request exists (answered by @accord/node).
-  bad_request: 400,
-  request_timeout: 408,
-  headers_too_large: 431,
-  expectation_failed: 417
-} as const
-
-export type ProblemCode = keyof typeof PROBLEM_CODE_STATUS
-
-export const PROBLEM_CODES = Object.keys(PROBLEM_CODE_STATUS) as ReadonlyArray<ProblemCode>
-
-/** The status each domain error is answered with: the one place a domain error meets HTTP (see problemOf). */
-export const DOMAIN_ERROR_STATUS = {
-  ValidationError: 400,
-  NotFound: 404,
-  Unauthenticated: 401,
-  InsufficientScope: 403,
-  Unavailable: 503
-} as const satisfies Record<DomainError["_tag"], number>
-
-/** RFC 9110 reason phrases for every status Accord answers with. */
-export const REASON_PHRASES: Readonly<Record<number, string>> = {
-  200: "OK",
-  201: "Created",
-  204: "No Content",
-  400: "Bad Request",
-  401: "Unauthorized",
-  403: "Forbidden",
-  404: "Not Found",
-  405: "Method Not Allowed",
-  408: "Request Timeout",
-  413: "Content Too Large",
-  414: "URI Too Long",
-  415: "Unsupported Media Type",
-  417: "Expectation Failed",
-  429: "Too Many Requests",
-  431: "Request Header Fields Too Large",
-  500: "Internal Server Error",
-  501: "Not Implemented",
-  503: "Service Unavailable"
-}
 
 export interface Problem {
   readonly status: number
@@ -112,6 +49,16 @@ export const problems = {
     detail: "Too many requests with this credential; retry later.",
     headers: { "retry-after": String(retryAfterSeconds) }
   }),
+  preconditionFailed: (): Problem => ({
+    status: 412,
+    code: "precondition_failed",
+    detail: "The resource has changed since the If-Match entity tag was read; read it again."
+  }),
+  preconditionRequired: (): Problem => ({
+    status: 428,
+    code: "precondition_required",
+    detail: "This server requires If-Match with the entity tag of the version read (from its ETag)."
+  }),
   internal: (): Problem => ({ status: 500, code: "internal", detail: "An unexpected error occurred." }),
   /** The readiness probe while the host drains: `unavailable`, as it is for the store, with a detail of its own. */
   draining: (): Problem => ({
@@ -144,39 +91,60 @@ export const problems = {
   })
 } as const
 
-export const PROBLEM_CONTENT_TYPE = "application/problem+json; charset=utf-8"
+/**
+ * The most field issues a problem lists: every unknown field is an issue, so an uncapped list made a 13.9 KB body of
+ * 1,500 unknown fields a 113 KB answer (docs/SECURITY.md, item 26). The shape stays the contract's; `detail` says
+ * how many there were (docs/api.md, "Precise rules").
+ */
+export const MAX_LISTED_FIELD_ISSUES = 20
 
-/** Maps a domain error to its problem. The one place where a domain error gets an HTTP status. */
+const validationProblem = (status: number, issues: ReadonlyArray<FieldIssue>): Problem =>
+  issues.length <= MAX_LISTED_FIELD_ISSUES
+    ? { status, code: "validation_failed", detail: "Some fields are invalid.", errors: issues }
+    : {
+        status,
+        code: "validation_failed",
+        detail: `${issues.length} fields are invalid; the first ${MAX_LISTED_FIELD_ISSUES} by pointer are listed.`,
+        errors: issues.slice(0, MAX_LISTED_FIELD_ISSUES)
+      }
+
+/**
+ * Maps a domain error to its problem: the status the contract declares for its tag (DOMAIN_ERROR_STATUS), one of the
+ * codes it declares (DOMAIN_ERROR_CODES), and the detail and headers the error's fields decide.
+ */
 export const problemOf = (error: DomainError): Problem => {
+  const status = DOMAIN_ERROR_STATUS[error._tag]
   switch (error._tag) {
     case "ValidationError":
-      return { status: 400, code: "validation_failed", detail: "Some fields are invalid.", errors: error.issues }
+      return validationProblem(status, error.issues)
     case "NotFound":
       return problems.notFound()
     case "Unauthenticated":
       return error.reason === "missing"
         ? {
-            status: 401,
+            status,
             code: "unauthenticated",
             detail: "Send a credential: Authorization: Bearer <token>.",
             headers: { "www-authenticate": REALM }
           }
         : {
-            status: 401,
+            status,
             code: "invalid_token",
             detail: "The credential is malformed, unknown or expired.",
             headers: { "www-authenticate": `${REALM}, error="invalid_token"` }
           }
     case "InsufficientScope":
       return {
-        status: 403,
+        status,
         code: "insufficient_scope",
         detail: "This credential may not use this operation.",
         headers: { "www-authenticate": `${REALM}, error="insufficient_scope"` }
       }
+    case "PreconditionFailed":
+      return problems.preconditionFailed()
     case "Unavailable":
       return {
-        status: 503,
+        status,
         code: "unavailable",
         detail: "The service cannot answer right now; retry later.",
         headers: { "retry-after": String(error.retryAfterSeconds) }
@@ -196,113 +164,3 @@ export const problemBody = (problem: Problem): string =>
       errors: problem.errors.map(({ pointer, code, detail }) => ({ pointer, code, detail }))
     })
   })
-
-/** A problem code whose status is `Status`. */
-type CodeWithStatus<Status extends number> = {
-  readonly [C in ProblemCode]: (typeof PROBLEM_CODE_STATUS)[C] extends Status ? C : never
-}[ProblemCode]
-
-/**
- * The problem codes each domain error is answered with (see problemOf): `Unauthenticated` is `unauthenticated` for a
- * missing credential and `invalid_token` for one that is not accepted. Each code has its error's DOMAIN_ERROR_STATUS.
- */
-export const DOMAIN_ERROR_CODES = {
-  ValidationError: ["validation_failed"],
-  NotFound: ["not_found"],
-  Unauthenticated: ["unauthenticated", "invalid_token"],
-  InsufficientScope: ["insufficient_scope"],
-  Unavailable: ["unavailable"]
-} as const satisfies {
-  readonly [Tag in DomainErrorTag]: ReadonlyArray<CodeWithStatus<(typeof DOMAIN_ERROR_STATUS)[Tag]>>
-}
-
-/**
- * The codes an operation can be answered with, by what it has (docs/api.md, "Errors": the order of checks). Every
- * operation: refusals before a request is read (408, 414, 431, and 400 `bad_request` for bytes that are not HTTP)
- * and 500 `internal`.
- */
-const EVERY_OPERATION_CODES = [
-  "bad_request",
-  "request_timeout",
-  "uri_too_long",
-  "headers_too_large",
-  "internal"
-] as const satisfies ReadonlyArray<ProblemCode>
-/** A credentialed operation: no or a refused credential (401), over the credential's rate limit (429). */
-const CREDENTIAL_CODES = [
-  "unauthenticated",
-  "invalid_token",
-  "rate_limited"
-] as const satisfies ReadonlyArray<ProblemCode>
-/** A user operation called with an application credential (403). */
-const USER_CODES = ["insufficient_scope"] as const satisfies ReadonlyArray<ProblemCode>
-/**
- * An operation that reads a body: a transfer coding other than chunked (501), its media type (415), size (413), JSON
- * syntax, shape and fields (400).
- */
-const BODY_CODES = [
-  "not_implemented",
-  "unsupported_media_type",
-  "payload_too_large",
-  "invalid_json",
-  "invalid_body",
-  "validation_failed"
-] as const satisfies ReadonlyArray<ProblemCode>
-/** An operation with path parameters: a value their Schema refuses (404). */
-const PARAMS_CODES = ["not_found"] as const satisfies ReadonlyArray<ProblemCode>
-
-/** What decides an operation's problem codes: a typed operation gives its exact union, the erased view every code it may have. */
-export interface ProblemCodeSource {
-  readonly access: Access
-  readonly body: unknown
-  readonly params: unknown
-  readonly errors: ReadonlyArray<DomainErrorTag>
-}
-
-/**
- * The problem codes an operation can be answered with, at the type level: the same rules as `problemCodesOf`, from
- * the operation's access, whether it has a body and path parameters, and its declared domain errors.
- */
-export type ProblemCodeOf<O extends ProblemCodeSource> =
-  | (typeof EVERY_OPERATION_CODES)[number]
-  | (O["access"] extends "public" ? never : (typeof CREDENTIAL_CODES)[number])
-  | ("user" extends O["access"] ? (typeof USER_CODES)[number] : never)
-  | ([O["body"]] extends [undefined] ? never : (typeof BODY_CODES)[number])
-  | ([O["params"]] extends [undefined] ? never : (typeof PARAMS_CODES)[number])
-  | (typeof DOMAIN_ERROR_CODES)[O["errors"][number]][number]
-
-/**
- * The problem codes an operation can be answered with, at run time, in PROBLEM_CODES order: the one derivation of
- * them, which `errorStatusesOf` (the OpenAPI document) and `@accord/client` (the codes it decodes) both read.
- */
-export const problemCodesOf = <O extends Operation>(operation: O): ReadonlyArray<ProblemCodeOf<O>> => {
-  const codes = new Set<ProblemCode>(EVERY_OPERATION_CODES)
-  const add = (more: ReadonlyArray<ProblemCode>) => {
-    for (const code of more) codes.add(code)
-  }
-  if (operation.access !== "public") add(CREDENTIAL_CODES)
-  if (operation.access === "user") add(USER_CODES)
-  if (operation.body !== undefined) add(BODY_CODES)
-  if (operation.params !== undefined) add(PARAMS_CODES)
-  for (const tag of operation.errors) add(DOMAIN_ERROR_CODES[tag])
-  // The checks above are the ones ProblemCodeOf makes on the type, so every code kept is in O's union.
-  return PROBLEM_CODES.filter((code) => codes.has(code)) as ReadonlyArray<ProblemCodeOf<O>>
-}
-
-/**
- * Codes the OpenAPI document does not list per operation: 500 `internal` is a defect, not part of any operation's
- * contract; 400 `bad_request` answers bytes that are not HTTP, before any operation could be told apart.
- */
-const UNLISTED_CODES: ReadonlySet<ProblemCode> = new Set<ProblemCode>(["bad_request", "internal"])
-
-/**
- * Every error status an operation can answer, derived from its problem codes (`problemCodesOf`): what the OpenAPI
- * document lists for it.
- */
-export const errorStatusesOf = (operation: Operation): ReadonlyArray<number> => {
-  const statuses = new Set<number>()
-  for (const code of problemCodesOf(operation)) {
-    if (!UNLISTED_CODES.has(code)) statuses.add(PROBLEM_CODE_STATUS[code])
-  }
-  return [...statuses].sort((a, b) => a - b)
-}

@@ -6,7 +6,7 @@ export interface PathMatch<E> {
 }
 
 export interface CompiledRoute<E> {
-  /** The template relative to the prefix, e.g. `/payments/v1/payment-methods/{id}/`. */
+  /** The template with the prefix, e.g. `/api/payments/v1/payment-methods/{id}/`. */
   readonly template: string
   readonly endpoints: ReadonlyMap<string, E>
   /** The `Allow` header value: the path's methods, HEAD where GET is, OPTIONS; sorted and joined by ", ". */
@@ -38,7 +38,8 @@ export interface RouteInput<E> {
 
 const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 
-export const compileRouter = <E>(routes: ReadonlyArray<RouteInput<E>>) => {
+/** `prefix` without its trailing slash (`""` for the root); route paths are relative to it. */
+export const compileRouter = <E>(prefix: string, routes: ReadonlyArray<RouteInput<E>>) => {
   /** Routes without parameters, by every path form they answer: one lookup. */
   const literals = new Map<string, CompiledRoute<E>>()
   const matchers: Array<Matcher<E>> = []
@@ -47,7 +48,7 @@ export const compileRouter = <E>(routes: ReadonlyArray<RouteInput<E>>) => {
     if (methods.has("GET")) methods.add("HEAD")
     methods.add("OPTIONS")
     const compiled: CompiledRoute<E> = {
-      template: route.path,
+      template: prefix + route.path,
       endpoints: route.endpoints,
       allow: [...methods].sort().join(", ")
     }
@@ -69,8 +70,12 @@ export const compileRouter = <E>(routes: ReadonlyArray<RouteInput<E>>) => {
     matchers.push({ pattern: new RegExp(`^${pattern}${route.exact ? "" : "/?"}$`), params, route: compiled })
   }
 
-  /** Finds the route for a path relative to the prefix. Both slash forms match unless the route is exact. */
-  return (path: string): PathMatch<E> | undefined => {
+  /** Finds the route for a path (under the prefix, or none). Both slash forms match unless the route is exact. */
+  return (fullPath: string): PathMatch<E> | undefined => {
+    const underPrefix =
+      fullPath.startsWith(prefix) && (fullPath.length === prefix.length || fullPath.charCodeAt(prefix.length) === 0x2f)
+    if (!underPrefix) return undefined
+    const path = fullPath.slice(prefix.length)
     const literal = literals.get(path)
     if (literal !== undefined) return { route: literal, params: NO_PARAMS }
     for (const matcher of matchers) {

@@ -1,4 +1,5 @@
 import type { ManagedRuntime, Tracer } from "effect"
+import type { CorsOrigins } from "./cors.js"
 import type { RateLimiter } from "./rate-limit.js"
 import type { Authenticator } from "../ports/authenticator.js"
 import type { PasswordHasher } from "../ports/password-hasher.js"
@@ -28,6 +29,20 @@ export type BodyReadResult =
    */
   | { readonly _tag: "TimedOut" }
 
+/** Headers by lower-case name, as Node gives them: a field sent more than once may be an array. */
+export type HeaderRecord = Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
+
+/** Headers looked up one name at a time, as fetch's `Headers` does (a field sent twice comes joined by ", "). */
+export interface HeaderLookup {
+  readonly get: (name: string) => string | null
+}
+
+/**
+ * A request's headers in either form: the core reads only the few it needs (through `headerValue`), so a fetch
+ * adapter passes its `Headers` as they are, never copied into a record.
+ */
+export type HttpHeaders = HeaderRecord | HeaderLookup
+
 /**
  * A transport-neutral request. Adapters fill it from their framework without interpreting anything: header names
  * lower-case (as Node gives them), the raw URL path (no query string, still percent-encoded), and a body reader
@@ -36,7 +51,7 @@ export type BodyReadResult =
 export interface HttpRequest {
   readonly method: string
   readonly path: string
-  readonly headers: Readonly<Record<string, string | ReadonlyArray<string> | undefined>>
+  readonly headers: HttpHeaders
   /** Reads at most `limit` bytes of the body; reports TooLarge as soon as more arrive. Absent: no body at all. */
   readonly readBody?: (limit: number) => Promise<BodyReadResult>
   /**
@@ -44,6 +59,12 @@ export interface HttpRequest {
    * when it has not, and `readBody` then waits for it. Called, like `readBody`, only after the credentials passed.
    */
   readonly readBodyNow?: (limit: number) => BodyReadResult | undefined
+  /**
+   * Whether a body follows, where the protocol's framing says so rather than the headers: under HTTP/2 (RFC 9113,
+   * 8.1) a request has a body unless its headers ended the stream, Content-Length or not. Absent: HTTP/1.1's rule
+   * (RFC 9112, 6.3), a positive Content-Length or a Transfer-Encoding (docs/api.md, "Precise rules").
+   */
+  readonly framedBody?: boolean
 }
 
 /** A transport-neutral response; adapters write it as it is (status, every header, body bytes). */
@@ -82,17 +103,6 @@ export interface HttpTracing {
   readonly remoteParent: (headers: HttpRequest["headers"]) => Tracer.AnySpan | undefined
 }
 
-/**
- * A request a standalone server refused before the handler ran (malformed HTTP, headers too large, a timeout, an
- * expectation it cannot meet, a missing Host): one log line each, like `RequestLog` (docs/api.md, "Errors").
- */
-export interface ClientErrorLog {
-  readonly requestId: string
-  /** Undefined when Node could not parse a request line. */
-  readonly method: string | undefined
-  readonly status: number
-}
-
 export interface HttpHandlerOptions {
   readonly runtime: AccordRuntime
   /** Mount prefix, default `/api`. Paths outside it are 404 problems. */
@@ -106,6 +116,16 @@ export interface HttpHandlerOptions {
    * with Retry-After. Asked once per request that carries a valid credential, before the body is read.
    */
   readonly rateLimit?: RateLimiter
+  /**
+   * CORS (docs/api.md, "CORS"): the origins a browser page may call the API from, exact (`https://app.example.com`),
+   * or `"*"` for any. Off when absent: no `Access-Control-*` header at all.
+   */
+  readonly corsOrigins?: CorsOrigins
+  /**
+   * A PUT of the preferences without `If-Match` is 428 `precondition_required` (docs/api.md, "Conditional requests").
+   * Default false.
+   */
+  readonly requireIfMatch?: boolean
   /** Longest accepted request path in characters, default 2048; longer is 414 `uri_too_long`. */
   readonly maxPathLength?: number
   /**
@@ -144,38 +164,3 @@ export type DocsAssets = ReadonlyMap<string, StaticAsset>
 
 /** The one function adapters call. Never rejects: every failure is already a response. */
 export type HttpHandler = (request: HttpRequest) => Promise<HttpResponse>
-
-/** Options every adapter's standalone server factory takes. */
-export interface StandaloneServerOptions extends HttpHandlerOptions {
-  /** Default 127.0.0.1. */
-  readonly host?: string
-  /** Default 3000; 0 picks a free port. */
-  readonly port?: number
-  /** How long `close()` lets accepted requests finish before closing the rest, default 10000 ms. */
-  readonly drainTimeoutMs?: number
-  /** Request line plus headers, in bytes, default 16384; more is 431 `headers_too_large`. */
-  readonly maxHeaderSize?: number
-  /** Time to receive a whole request (headers and body), default 30000 ms, 0 for none; past it 408 `request_timeout`. */
-  readonly requestTimeoutMs?: number
-  /** Time to receive the headers, default 10000 ms (at most `requestTimeoutMs`), 0 for none; past it 408. */
-  readonly headersTimeoutMs?: number
-  /**
-   * A connection error a framework reports outside any answer (a client gone mid-answer), for the host's log; the
-   * server never writes it to stderr itself (docs/SECURITY.md, "Every log line is JSON").
-   */
-  readonly onConnectionError?: (error: unknown) => void
-  /** Every refusal the server answers itself, before the handler (docs/SECURITY.md, "Every refusal is logged"). */
-  readonly onClientError?: (log: ClientErrorLog) => void
-  /**
-   * Most connections open at once, default 0 (no cap); past it a new connection is closed at once. Keep it below
-   * the process's file descriptor limit (docs/SECURITY.md, "Clients that never read their answers").
-   */
-  readonly maxConnections?: number
-}
-
-/** A listening server. `close()` drains: stops accepting, answers what it accepted, then closes connections. */
-export interface RunningServer {
-  /** `http://HOST:PORT` with the actual port. */
-  readonly url: string
-  readonly close: () => Promise<void>
-}

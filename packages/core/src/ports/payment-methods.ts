@@ -1,6 +1,7 @@
+import type { PaymentMethodId } from "@accord/contract"
 import { Context, type Effect } from "effect"
-import type { NotFound, Unavailable } from "../domain/errors.js"
-import type { PaymentMethodId, UserId } from "../domain/ids.js"
+import type { NotFound, PreconditionFailed, Unavailable } from "../domain/errors.js"
+import type { UserId } from "../domain/ids.js"
 import type { PaymentMethod } from "../domain/payment-method.js"
 
 /** A user's payment methods. Invariant: at most one default per user at every instant. */
@@ -13,11 +14,15 @@ export class PaymentMethods extends Context.Service<
      * Atomically makes `id` the user's only default. NotFound when the method does not exist or is another user's.
      * Already the default: returns it unchanged. Otherwise the previous default (if any) and this method get
      * `updatedAt = now`, or keep their own when it is later (a call that waited for another never moves it back).
+     * With `precondition`: PreconditionFailed, and nothing changed, when the method as it is just before the change
+     * does not meet it; checked under the same lock as the change (an HTTP If-Match, docs/api.md, "Conditional
+     * requests").
      */
     readonly setDefault: (
       userId: UserId,
       id: PaymentMethodId,
-      now: Date
-    ) => Effect.Effect<PaymentMethod, NotFound | Unavailable>
+      now: Date,
+      precondition?: (current: PaymentMethod) => boolean
+    ) => Effect.Effect<PaymentMethod, NotFound | PreconditionFailed | Unavailable>
   }
 >()("@accord/core/PaymentMethods") {}

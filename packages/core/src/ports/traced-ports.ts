@@ -29,7 +29,8 @@ const tracePreferencesStore = (store: PreferencesStore["Service"]): PreferencesS
 
 const tracePaymentMethods = (methods: PaymentMethods["Service"]): PaymentMethods["Service"] => ({
   listByUser: (userId) => spanned("PaymentMethods.listByUser", methods.listByUser(userId)),
-  setDefault: (userId, id, now) => spanned("PaymentMethods.setDefault", methods.setDefault(userId, id, now))
+  setDefault: (userId, id, now, precondition) =>
+    spanned("PaymentMethods.setDefault", methods.setDefault(userId, id, now, precondition))
 })
 
 const traceAuthenticator = (authenticator: Authenticator["Service"]): Authenticator["Service"] => ({

@@ -1,6 +1,6 @@
+import type { Email, PlanEntryBody } from "@accord/contract"
 import { Effect } from "effect"
-import { emailKey, type Email } from "../domain/email.js"
-import type { PlanEntryBody } from "../domain/plan-entry.js"
+import { emailKey } from "../domain/email.js"
 import { PasswordHasher } from "../ports/password-hasher.js"
 import { PlanEntries } from "../ports/plan-entries.js"
 import { now } from "./now.js"

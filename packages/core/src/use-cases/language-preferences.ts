@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import type { Unavailable } from "../domain/errors.js"
+import { PreconditionFailed, type Unavailable } from "../domain/errors.js"
 import type { UserId } from "../domain/ids.js"
 import { applyPatch, type Preferences, type PreferencesPatch } from "../domain/preferences.js"
 import { PreferencesStore } from "../ports/preferences-store.js"
@@ -13,11 +13,27 @@ import { now } from "./now.js"
 export const getLanguagePreferences = (userId: UserId): Effect.Effect<Preferences, Unavailable, PreferencesStore> =>
   Effect.flatMap(PreferencesStore, (store) => Effect.flatMap(now, (at) => store.getOrCreate(userId, at)))
 
-/** Merges checked values into the user's preferences (docs/api.md, "Update language preferences (PUT)"). */
+/**
+ * Merges checked values into the user's preferences (docs/api.md, "Update language preferences (PUT)"). With
+ * `precondition` (an HTTP If-Match): the record as it is must meet it, else PreconditionFailed and nothing changed.
+ */
 export const updateLanguagePreferences = (
   userId: UserId,
-  patch: PreferencesPatch
-): Effect.Effect<Preferences, Unavailable, PreferencesStore> =>
+  patch: PreferencesPatch,
+  precondition?: (current: Preferences) => boolean
+): Effect.Effect<Preferences, PreconditionFailed | Unavailable, PreferencesStore> =>
   Effect.flatMap(PreferencesStore, (store) =>
-    Effect.flatMap(now, (at) => store.update(userId, at, (current) => applyPatch(current, patch, at)))
+    Effect.flatMap(now, (at) => {
+      if (precondition === undefined) return store.update(userId, at, (current) => applyPatch(current, patch, at))
+      // The check runs inside `change`, the store's atomic step (a Ref.modify, a row lock), so no write can come
+      // between the check and this write; an unmet condition keeps the record (no write) and is reported after it.
+      let refused = false
+      return Effect.flatMap(
+        store.update(userId, at, (current) => {
+          refused = !precondition(current)
+          return refused ? current : applyPatch(current, patch, at)
+        }),
+        (record) => (refused ? Effect.fail(new PreconditionFailed()) : Effect.succeed(record))
+      )
+    })
   )

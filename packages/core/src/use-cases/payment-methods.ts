@@ -1,6 +1,7 @@
+import type { PaymentMethodId } from "@accord/contract"
 import { Effect } from "effect"
-import type { NotFound, Unavailable } from "../domain/errors.js"
-import type { PaymentMethodId, UserId } from "../domain/ids.js"
+import type { NotFound, PreconditionFailed, Unavailable } from "../domain/errors.js"
+import type { UserId } from "../domain/ids.js"
 import type { PaymentMethod } from "../domain/payment-method.js"
 import { PaymentMethods } from "../ports/payment-methods.js"
 import { now } from "./now.js"
@@ -17,10 +18,14 @@ export const listPaymentMethods = (
 
 /**
  * Makes one of the user's payment methods the default. An unknown id, or another user's, is NotFound (never a hint
- * that it exists). Idempotent.
+ * that it exists). Idempotent. `precondition`: the method as it is must meet it, checked atomically with the change
+ * (PreconditionFailed otherwise, nothing changed).
  */
 export const setDefaultPaymentMethod = (
   userId: UserId,
-  id: PaymentMethodId
-): Effect.Effect<PaymentMethod, NotFound | Unavailable, PaymentMethods> =>
-  Effect.flatMap(PaymentMethods, (methods) => Effect.flatMap(now, (at) => methods.setDefault(userId, id, at)))
+  id: PaymentMethodId,
+  precondition?: (current: PaymentMethod) => boolean
+): Effect.Effect<PaymentMethod, NotFound | PreconditionFailed | Unavailable, PaymentMethods> =>
+  Effect.flatMap(PaymentMethods, (methods) =>
+    Effect.flatMap(now, (at) => methods.setDefault(userId, id, at, precondition))
+  )

@@ -1,38 +1,14 @@
-import { JsonSchema, Schema, SchemaRepresentation } from "effect"
-import { WireInt } from "../domain/wire-int.js"
-import { FIELD_ISSUE_CODES } from "../domain/field-issue.js"
-import { errorStatusesOf, PROBLEM_CODE_STATUS, PROBLEM_CODES, problemCodesOf, REASON_PHRASES } from "./problem.js"
-import {
-  apiRoutes,
-  type BodySpec,
-  type Operation,
-  type OperationId,
-  type Operations,
-  type OperationTag
-} from "./routes.js"
-
-const FieldProblem = Schema.Struct({
-  pointer: Schema.String.annotate({ description: "JSON pointer to the field, e.g. /email" }),
-  code: Schema.Literals(FIELD_ISSUE_CODES),
-  detail: Schema.String
-}).annotate({ identifier: "FieldProblem" })
-
-/** The problem+json body every error carries (RFC 9457), as docs/api.md ("Errors") fixes it. */
-export const ProblemSchema = Schema.Struct({
-  type: Schema.Literal("about:blank"),
-  title: Schema.String,
-  status: WireInt,
-  detail: Schema.String,
-  code: Schema.Literals(PROBLEM_CODES).annotate({
-    description:
-      "Stable machine-readable code (bad_request, request_timeout and headers_too_large: refused before the request was read)"
-  }),
-  errors: Schema.optionalKey(Schema.Array(FieldProblem))
-}).annotate({ identifier: "Problem" })
+import { JsonSchema, type Schema, SchemaRepresentation } from "effect"
+import { errorStatusesOf, problemCodesOf } from "./errors.js"
+import type { BodySpec, Operation } from "./operation.js"
+import { OPERATION_DOCS, type OperationDocs, type OperationTag } from "./operation-docs.js"
+import type { OperationId, Operations } from "./operations.js"
+import { PROBLEM_CODE_STATUS, ProblemSchema, REASON_PHRASES } from "./problem.js"
+import { apiRoutes } from "./routes.js"
 
 type JsonObject = Record<string, unknown>
 
-/** The document's tags, in the order the API reference page shows them; every operation has one (routes.ts). */
+/** The document's tags, in the order the API reference page shows them; every operation has one (operation-docs.ts). */
 const TAGS: Readonly<Record<OperationTag, string>> = {
   plans: "Public subscription plan entries: a sign-up with an email and a password, which is never returned.",
   users: "The signed-in user's preferences: language, timezone and multi-factor authentication.",
@@ -44,6 +20,41 @@ const TAGS: Readonly<Record<OperationTag, string>> = {
 /** `X-Request-Id` is on every response, success or error (docs/api.md, "Headers on every response"). */
 const REQUEST_ID_HEADER = "X-Request-Id"
 const requestIdRef = { $ref: `#/components/headers/${REQUEST_ID_HEADER}` }
+
+const RATE_LIMIT_HEADERS = {
+  RateLimit: { $ref: "#/components/headers/RateLimit" },
+  "RateLimit-Policy": { $ref: "#/components/headers/RateLimit-Policy" }
+}
+const ETAG_HEADER = "ETag"
+const etagRef = { $ref: `#/components/headers/${ETAG_HEADER}` }
+
+/** The request headers of a conditional operation (docs/api.md, "Conditional requests"). */
+const conditionalParameters = (operation: Operation): ReadonlyArray<JsonObject> => {
+  if (operation.conditional === undefined) return []
+  if (operation.conditional === "ifNoneMatch")
+    return [
+      {
+        name: "If-None-Match",
+        in: "header",
+        required: false,
+        description:
+          "Entity tags of representations the client has (weak comparison), or *: when one matches, 304 with the ETag and no body.",
+        schema: { type: "string" }
+      }
+    ]
+  return [
+    {
+      name: "If-Match",
+      in: "header",
+      required: false,
+      description:
+        operation.conditional === "ifMatchRequirable"
+          ? "Entity tags (strong comparison), or *: the write happens only if the current representation has one of them, else 412 precondition_failed and nothing changes. A server started with --require-if-match answers a PUT without it 428 precondition_required."
+          : "Entity tags (strong comparison), or *: the write happens only if the current representation has one of them, else 412 precondition_failed and nothing changes.",
+      schema: { type: "string" }
+    }
+  ]
+}
 
 const ERROR_HEADERS: Readonly<Record<number, JsonObject>> = {
   401: { "WWW-Authenticate": { schema: { type: "string" }, description: "Bearer challenge" } },
@@ -73,6 +84,13 @@ const REQUEST_EXAMPLES: {
 
 const exampleOf = (operation: Operation): unknown =>
   (REQUEST_EXAMPLES as Readonly<Record<string, unknown>>)[operation.operationId]
+
+/** An operation's tag, summary and description; the table and OPERATION_DOCS have the same keys (both typed by OperationId). */
+const docsOf = (operation: Operation): OperationDocs => {
+  const docs = (OPERATION_DOCS as Readonly<Record<string, OperationDocs>>)[operation.operationId]
+  if (docs === undefined) throw new Error(`${operation.operationId} has no entry in OPERATION_DOCS`)
+  return docs
+}
 
 /** "Reason Phrase: problem code `a` or `b`": the problem codes (problemCodesOf) this operation answers with this status. */
 const errorDescription = (operation: Operation, status: number): string => {
@@ -111,39 +129,55 @@ export const makeOpenApiDocument = (options: { readonly serverUrl: string }): Js
 
   const operationObject = (operation: Operation, pathParams: ReadonlyArray<string>): JsonObject => {
     const credentialed = operation.access !== "public"
+    // A credentialed operation's answers carry the rate limit's headers when the host runs one (docs/api.md, "Rate limit").
+    const limitHeaders = credentialed ? RATE_LIMIT_HEADERS : {}
+    const successHeaders: JsonObject =
+      operation.conditional === undefined
+        ? { [REQUEST_ID_HEADER]: requestIdRef, ...limitHeaders }
+        : { [REQUEST_ID_HEADER]: requestIdRef, [ETAG_HEADER]: etagRef, ...limitHeaders }
     const responses: JsonObject = {
       [operation.success.status]: {
         description: REASON_PHRASES[operation.success.status],
-        headers: { [REQUEST_ID_HEADER]: requestIdRef },
+        headers: successHeaders,
         content: { "application/json": { schema: schemaOf(operation.success.schema) } }
       }
     }
+    if (operation.conditional === "ifNoneMatch")
+      responses[304] = { description: "Not Modified: If-None-Match matched; no body", headers: successHeaders }
     // 500 `internal` is on every operation: errorStatusesOf leaves it out as no operation's contract, but a caller
     // still meets it, as problem+json with the X-Request-Id the server logged it under (docs/api.md, "Errors").
     for (const status of [...errorStatusesOf(operation), 500].sort((a, b) => a - b)) {
       responses[status] = {
         description: errorDescription(operation, status),
-        headers: { [REQUEST_ID_HEADER]: requestIdRef, ...ERROR_HEADERS[status] },
+        headers: {
+          [REQUEST_ID_HEADER]: requestIdRef,
+          ...ERROR_HEADERS[status],
+          ...(credentialed && status !== 401 && limitHeaders)
+        },
         content: { "application/problem+json": { schema: problemRef } }
       }
     }
     const example = exampleOf(operation)
+    const docs = docsOf(operation)
     return {
       operationId: operation.operationId,
-      tags: [operation.tag],
-      summary: operation.summary,
-      description: operation.description,
+      tags: [docs.tag],
+      summary: docs.summary,
+      description: docs.description,
       ...(credentialed ? { security: [{ bearerAuth: [] }] } : { security: [] }),
-      ...(pathParams.length > 0 && {
-        // The table's one path parameter is the payment method's id (routes.ts), as the pattern says too.
-        parameters: pathParams.map((name) => ({
-          name,
-          in: "path",
-          required: true,
-          description: "The payment method's id, as listed by listPaymentMethods; any other value is 404 not_found.",
-          schema: { type: "string", pattern: "^[A-Za-z0-9_-]{1,100}$" },
-          example: "pm_2"
-        }))
+      ...((pathParams.length > 0 || operation.conditional !== undefined) && {
+        parameters: [
+          // The table's one path parameter is the payment method's id (operations.ts), as the pattern says too.
+          ...pathParams.map((name) => ({
+            name,
+            in: "path",
+            required: true,
+            description: "The payment method's id, as listed by listPaymentMethods; any other value is 404 not_found.",
+            schema: { type: "string", pattern: "^[A-Za-z0-9_-]{1,100}$" },
+            example: "pm_2"
+          })),
+          ...conditionalParameters(operation)
+        ]
       }),
       ...(operation.body !== undefined && {
         requestBody: {
@@ -187,6 +221,21 @@ export const makeOpenApiDocument = (options: { readonly serverUrl: string }): Js
           description:
             "The request's id: the one the request sent when it is 1 to 128 characters of [A-Za-z0-9._-], else a new one. The server's log lines about the request carry it; quote it when reporting a problem.",
           schema: { type: "string", pattern: "^[A-Za-z0-9._-]{1,128}$" }
+        },
+        RateLimit: {
+          description:
+            'With a rate limit on: the quota left in the current window after this request and the seconds until it ends (draft-ietf-httpapi-ratelimit-headers-10), e.g. "default";r=3;t=2.',
+          schema: { type: "string" }
+        },
+        "RateLimit-Policy": {
+          description:
+            'With a rate limit on: requests per window and the window in seconds (draft-ietf-httpapi-ratelimit-headers-10), e.g. "default";q=5;w=5.',
+          schema: { type: "string" }
+        },
+        [ETAG_HEADER]: {
+          description:
+            "Strong entity tag of this representation's exact bytes; it changes whenever the representation changes. Send it back in If-None-Match (GET) or If-Match (PUT).",
+          schema: { type: "string", pattern: '^"[0-9a-f]{16}-[0-9a-f]+"$' }
         }
       },
       securitySchemes: {

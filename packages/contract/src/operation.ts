@@ -1,0 +1,167 @@
+import type { Schema } from "effect"
+import type { DomainErrorTag } from "./errors.js"
+
+export type HttpMethod = "GET" | "POST" | "PUT"
+
+/**
+ * Who may call an operation (docs/api.md, "Authentication"): anyone, any valid credential (a user's or an
+ * application's), or a user only.
+ */
+export type Access = "public" | "anyCredential" | "user"
+
+/** A JSON body an operation reads: the Schema it is decoded with (a client sends its Encoded side) and whether it may be absent. */
+export interface BodySpec<S extends Schema.Decoder<unknown> = Schema.Decoder<unknown>> {
+  readonly schema: S
+  /** `false`: no body at all counts as `{}` (docs/api.md, "Precise rules"). */
+  readonly required: boolean
+}
+
+/** The success answer: its status and the Schema of its JSON body (a client decodes with it). */
+export interface SuccessSpec<S extends Schema.Codec<unknown, unknown> = Schema.Codec<unknown, unknown>> {
+  readonly status: 200 | 201
+  readonly schema: S
+}
+
+/** The body an implementation is given: the body Schema's decoded type, or undefined when the operation reads none. */
+export type BodyOf<B extends BodySpec | undefined> = B extends BodySpec<infer S> ? S["Type"] : undefined
+
+/** The path parameters an implementation is given: their Schema's decoded type, or undefined when the path has none. */
+export type ParamsOf<P extends Schema.Decoder<unknown> | undefined> =
+  P extends Schema.Decoder<unknown> ? P["Type"] : undefined
+
+/**
+ * An operation as written in the table: data only. Its implementation is bound to it by operationId (core's
+ * implementation map), its text for people is in operation-docs.ts. The literal types of its id, method, path and access and the static types of its Schemas are kept (see
+ * TypedOperation).
+ */
+export interface OperationSpec<
+  Id extends string,
+  M extends HttpMethod,
+  Path extends string,
+  A extends Access,
+  B extends BodySpec | undefined,
+  P extends Schema.Decoder<unknown> | undefined,
+  Success extends SuccessSpec,
+  Tag extends DomainErrorTag,
+  C extends Conditional | undefined = undefined
+> {
+  readonly operationId: Id
+  readonly method: M
+  /** Relative to the mount prefix, as docs/api.md ("Routes") writes it; `{name}` is a path parameter. */
+  readonly path: Path
+  readonly access: A
+  /** The JSON body and the Schema it is decoded with; absent: the operation reads no body. */
+  readonly body?: B
+  /** Path parameters and their Schema; a value it refuses is 404 `not_found` (docs/api.md, "Precise rules"). */
+  readonly params?: P
+  readonly success: Success
+  /**
+   * The domain errors an implementation may fail with (by tag, errors.ts gives each its status and problem codes);
+   * its problem codes and the OpenAPI errors derive from this list.
+   */
+  readonly errors: ReadonlyArray<Tag>
+  /**
+   * A readiness probe: answered 503 `unavailable` without running while the host drains (`HttpHandlerOptions`
+   * `isDraining`), so it must declare `Unavailable`.
+   */
+  readonly unavailableWhileDraining?: "Unavailable" extends Tag ? boolean : false
+  /** Conditional requests (a conditional write declares `PreconditionFailed`: its 412). */
+  readonly conditional?: C
+}
+
+/**
+ * An operation as a handler, the OpenAPI generator and a client read it, its static types erased. They are checked
+ * once, where the table is written (`defineOperation`).
+ */
+export interface Operation {
+  readonly operationId: string
+  readonly method: HttpMethod
+  /** Relative to the mount prefix, with `{name}` for a path parameter. */
+  readonly path: string
+  readonly access: Access
+  /** Undefined when the operation reads no body. */
+  readonly body: BodySpec | undefined
+  /** Undefined when the path has no parameter. */
+  readonly params: Schema.Decoder<unknown> | undefined
+  readonly success: { readonly status: 200 | 201; readonly schema: Schema.Top }
+  readonly errors: ReadonlyArray<DomainErrorTag>
+  /** Answered 503 `unavailable` while the host drains, before anything runs (a readiness probe). */
+  readonly unavailableWhileDraining: boolean
+  /** Undefined when the operation takes no part in conditional requests. */
+  readonly conditional: Conditional | undefined
+}
+
+/**
+ * An operation with the static types it was written with: what a typed client derives its methods from (the body
+ * Schema's Encoded side is what it sends, the success Schema what it decodes, `ProblemCodeOf` the codes it may be
+ * answered) and what an implementation is checked against. The erased `Operation` view of the same object is what
+ * the handler and the OpenAPI generator read.
+ */
+export interface TypedOperation<
+  Id extends string = string,
+  M extends HttpMethod = HttpMethod,
+  Path extends string = string,
+  A extends Access = Access,
+  B extends BodySpec | undefined = BodySpec | undefined,
+  P extends Schema.Decoder<unknown> | undefined = Schema.Decoder<unknown> | undefined,
+  Success extends SuccessSpec = SuccessSpec,
+  Tag extends DomainErrorTag = DomainErrorTag,
+  C extends Conditional | undefined = Conditional | undefined
+> extends Operation {
+  readonly operationId: Id
+  readonly method: M
+  readonly path: Path
+  readonly access: A
+  readonly body: B
+  readonly params: P
+  readonly success: Success
+  readonly errors: ReadonlyArray<Tag>
+  readonly conditional: C
+}
+
+/** Checks an operation's declarations against each other and keeps their static types on the result. */
+export const defineOperation = <
+  const Id extends string,
+  const M extends HttpMethod,
+  const Path extends string,
+  const A extends Access,
+  const Success extends SuccessSpec,
+  const Tag extends DomainErrorTag,
+  const B extends BodySpec | undefined = undefined,
+  P extends Schema.Decoder<unknown> | undefined = undefined,
+  const C extends Conditional | undefined = undefined
+>(
+  spec: OperationSpec<Id, M, Path, A, B, P, Success, Tag, C>
+): TypedOperation<Id, M, Path, A, B, P, Success, Tag, C> => ({
+  operationId: spec.operationId,
+  method: spec.method,
+  path: spec.path,
+  access: spec.access,
+  // Absent in the spec means absent in the type too (B and P default to undefined).
+  body: spec.body as B,
+  params: spec.params as P,
+  success: spec.success,
+  errors: spec.errors,
+  unavailableWhileDraining: spec.unavailableWhileDraining ?? false,
+  // Absent in the spec means undefined in the type too (C defaults to undefined).
+  conditional: spec.conditional as C
+})
+
+/**
+ * How an operation takes part in conditional requests (docs/api.md, "Conditional requests"); its 200 carries a strong
+ * `ETag` either way:
+ * - `ifNoneMatch`: a GET; an `If-None-Match` that matches (weak comparison) is 304 with the ETag and no body;
+ * - `ifMatch`: a PUT; an `If-Match` that does not match (strong comparison) is 412 `precondition_failed`, checked in
+ *   the same atomic step as the write (so it declares `PreconditionFailed`);
+ * - `ifMatchRequirable`: the same, and with the host's `requireIfMatch` a PUT without `If-Match` is 428
+ *   `precondition_required`.
+ */
+export type Conditional = "ifNoneMatch" | "ifMatch" | "ifMatchRequirable"
+
+export interface Route<O extends Operation = Operation> {
+  /** Path relative to the mount prefix, as written in docs/api.md ("Routes") and the OpenAPI document. */
+  readonly path: string
+  /** Exact routes do not also answer without their trailing slash (health, openapi.json, docs). */
+  readonly exact: boolean
+  readonly operations: ReadonlyArray<O>
+}

@@ -1,0 +1,43 @@
+import { loggedPath } from "./logged-path.js"
+import type { Answer } from "./respond.js"
+import type { Answerer } from "./server-span.js"
+import type { HttpHandler, HttpHandlerOptions, HttpRequest, HttpResponse, RequestLog } from "./types.js"
+
+/** The log line of an answer: the route it matched, else the path as a log may carry it (`loggedPath`). */
+const requestLog = (
+  request: HttpRequest,
+  { requestId, route, response, traceId }: Answer,
+  durationMs: number,
+  knownSegments: ReadonlySet<string>
+): RequestLog => {
+  const path = route === undefined ? loggedPath(request.path, knownSegments) : undefined
+  const log: RequestLog = { requestId, method: request.method, route, path, status: response.status, durationMs }
+  return traceId === undefined ? log : { ...log, traceId }
+}
+
+/**
+ * The access log around the neutral handler, as Effect's `HttpMiddleware.logger` wraps an app: `onRequest` as it takes
+ * a request, then one `RequestLog` to `onResponse` once it is answered, timed from the start. The handler answers every
+ * failure itself: only a host's own callback that throws (onRequest, onResponse, onInternalError) makes the promise
+ * reject, and nothing throws from the call.
+ */
+export const withAccessLog =
+  (
+    answer: Answerer,
+    { onRequest, onResponse }: Pick<HttpHandlerOptions, "onRequest" | "onResponse">,
+    knownSegments: ReadonlySet<string>
+  ): HttpHandler =>
+  (request) => {
+    const started = performance.now()
+    const finish = (answered: Answer): HttpResponse => {
+      onResponse?.(requestLog(request, answered, performance.now() - started, knownSegments))
+      return answered.response
+    }
+    try {
+      onRequest?.()
+      const pending = answer(request)
+      return pending instanceof Promise ? pending.then(finish) : Promise.resolve(finish(pending))
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)))
+    }
+  }

@@ -1,0 +1,81 @@
+import { apiRoutes, makeOpenApiDocument } from "@accord/contract"
+import { Effect } from "effect"
+import { decoderFor, pathParamsDecoderFor } from "../domain/decode.js"
+import type { DomainError } from "../domain/errors.js"
+import { compileRouter, type PathMatch } from "./router.js"
+import { boundRoutes, type BoundOperation } from "./implementation.js"
+import type { DocsAssets, StaticAsset } from "./types.js"
+
+export const JSON_TYPE = "application/json; charset=utf-8"
+
+/** An operation with its decoders, compiled once. */
+export interface CompiledOperation {
+  readonly operation: BoundOperation
+  /** 400 `validation_failed` for a body its Schema refuses. */
+  readonly decodeBody: ((input: unknown) => Effect.Effect<unknown, DomainError>) | undefined
+  /** The NotFound its Schema declares for path parameters it refuses (`pathParamsDecoderFor`). */
+  readonly decodeParams: ((input: unknown) => Effect.Effect<unknown, DomainError>) | undefined
+  /** The operation's use case: `operation.run` itself, or wrapped in a span named by its id when tracing. */
+  readonly run: BoundOperation["run"]
+}
+
+export type Endpoint =
+  | { readonly kind: "operation"; readonly compiled: CompiledOperation }
+  /** A fixed document (openapi.json, the API reference page and its files); undefined when there is none. */
+  | { readonly kind: "file"; readonly file: (params: Readonly<Record<string, string>>) => StaticAsset | undefined }
+
+// Spans made here point at nothing useful in a stack (the handler, not the caller), so none is captured.
+export const NO_STACK_TRACE = { captureStackTrace: false } as const
+
+/** The use case's span is named by the operation id (`createPublicPlanEntry`), a child of the server span. */
+const compileOperation = (operation: BoundOperation, traced: boolean): CompiledOperation => ({
+  operation,
+  decodeBody: operation.body === undefined ? undefined : decoderFor(operation.body.schema),
+  decodeParams: operation.params === undefined ? undefined : pathParamsDecoderFor(operation.params),
+  run: traced
+    ? (caller, input) => Effect.withSpan(operation.run(caller, input), operation.operationId, NO_STACK_TRACE)
+    : operation.run
+})
+
+export interface Endpoints {
+  /** The route a path matches (under the prefix; both slash forms unless exact), or undefined: a 404. */
+  readonly match: (path: string) => PathMatch<Endpoint> | undefined
+  /** The literal segments of the route table and the prefix, which a logged path keeps (`loggedPath`). */
+  readonly knownSegments: ReadonlySet<string>
+}
+
+/**
+ * The route table compiled for one handler: the operations, the OpenAPI document and the API reference's files, under
+ * `prefix` (already without its trailing slash).
+ */
+export const compileEndpoints = (prefix: string, docs: DocsAssets, traced: boolean): Endpoints => {
+  let openApi: StaticAsset | undefined
+  const openApiDocument = (): StaticAsset =>
+    (openApi ??= {
+      contentType: JSON_TYPE,
+      body: new TextEncoder().encode(JSON.stringify(makeOpenApiDocument({ serverUrl: prefix })))
+    })
+  const fileEndpoint = (file: (params: Readonly<Record<string, string>>) => StaticAsset | undefined) =>
+    new Map<string, Endpoint>([["GET", { kind: "file", file }]])
+  const match = compileRouter<Endpoint>(prefix, [
+    ...boundRoutes.map((api) => ({
+      path: api.path,
+      exact: api.exact,
+      endpoints: new Map(
+        api.operations.map((operation): [string, Endpoint] => [
+          operation.method,
+          { kind: "operation", compiled: compileOperation(operation, traced) }
+        ])
+      )
+    })),
+    { path: "/openapi.json", exact: true, endpoints: fileEndpoint(openApiDocument) },
+    { path: "/docs", exact: true, endpoints: fileEndpoint(() => docs.get("index.html")) },
+    { path: "/docs/{asset}", exact: true, endpoints: fileEndpoint(({ asset = "" }) => docs.get(asset)) }
+  ])
+  return {
+    match,
+    knownSegments: new Set(
+      [prefix, ...apiRoutes.map((api) => api.path), "/openapi.json", "/docs"].flatMap((path) => path.split("/"))
+    )
+  }
+}

@@ -1,26 +1,15 @@
-import {
-  DEFAULT_PREFIX,
-  type HttpHandler,
-  type HttpHandlerOptions,
-  type RunningServer,
-  type StandaloneServerOptions
-} from "@accord/core"
+import { DEFAULT_PREFIX, type HttpHandler, type HttpHandlerOptions } from "@accord/core"
 import {
   closeIfBodyUnread,
-  DEFAULT_HOST,
-  DEFAULT_PORT,
-  drainOnClose,
-  guardServer,
-  listen,
-  makeDrainState,
   makeNodeHttpHandler,
-  nodeServerOptions,
   requestPath,
   responsePayload,
-  toHttpRequest
+  serve,
+  toHttpRequest,
+  type RunningServer,
+  type StandaloneServerOptions
 } from "@accord/node"
 import express, { Router, type Request, type RequestHandler, type Response } from "express"
-import { createServer } from "node:http"
 
 /**
  * Hands the request to the core (which reads the body itself, JSON only) and writes its answer verbatim. The core
@@ -31,7 +20,8 @@ const answer = async (handler: HttpHandler, req: Request, res: Response): Promis
   closeIfBodyUnread(req, res)
   // Node's own writing, not res.send: that one would add an ETag, guess a Content-Type and rewrite a HEAD or 204
   // answer. The core's headers in its order and spelling, then `content-length`, as Fastify and Koa write them;
-  // bodyless answers (204, HEAD) get no Content-Length (docs/api.md, "Precise rules": HEAD).
+  // a bodyless answer keeps the core's headers as they are: none for a 204, GET's length for HEAD (docs/api.md,
+  // "Precise rules": HEAD).
   res.statusCode = response.status
   for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value)
   const payload = responsePayload(response.body)
@@ -76,23 +66,15 @@ export const accordExpressRouter = (options: HttpHandlerOptions): Router => {
 }
 
 /** An Express server serving Accord under `prefix` and the core's 404 problem everywhere else. */
-export const startExpressServer = async (options: StandaloneServerOptions): Promise<RunningServer> => {
-  const prefix = options.prefix ?? DEFAULT_PREFIX
-  const drainState = makeDrainState(options)
-  const handler = makeNodeHttpHandler({ ...options, prefix, isDraining: drainState.isDraining })
-  const app = express()
-  // The one header Express adds to every response by itself (ETag comes only from res.send, which is never called).
-  app.disable("x-powered-by")
-  // One middleware for every request: the core answers under the prefix and its 404 problem everywhere else, so
-  // Express's own final handler (its HTML 404 and 500) is never reached. Not the router plus a fallback: a request
-  // leaving a router reaches the next middleware only after a setImmediate, by when Node may have taken in an unread
-  // body, and `closeIfBodyUnread` would then keep a connection that Koa and Fastify close.
-  app.use(answering(handler))
-  const server = createServer(nodeServerOptions(options))
-  const { guard, clientError } = guardServer(server, options)
-  server.on("request", guard(app))
-  server.on("clientError", clientError)
-  const drain = drainOnClose(server, drainState)
-  const url = await listen(server, options.host ?? DEFAULT_HOST, options.port ?? DEFAULT_PORT)
-  return { url, close: () => drain(options.drainTimeoutMs) }
-}
+export const startExpressServer = (options: StandaloneServerOptions): Promise<RunningServer> =>
+  serve(options, (handlerOptions) => {
+    const app = express()
+    // The one header Express adds to every response by itself (ETag comes only from res.send, which is never called).
+    app.disable("x-powered-by")
+    // One middleware for every request: the core answers under the prefix and its 404 problem everywhere else, so
+    // Express's own final handler (its HTML 404 and 500) is never reached. Not the router plus a fallback: a request
+    // leaving a router reaches the next middleware only after a setImmediate, by when Node may have taken in an unread
+    // body, and `closeIfBodyUnread` would then keep a connection that Koa and Fastify close.
+    app.use(answering(makeNodeHttpHandler(handlerOptions)))
+    return app
+  })

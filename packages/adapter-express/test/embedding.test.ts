@@ -1,7 +1,6 @@
 import { accordExpressRouter as router } from "@accord/adapter-express"
 import { send, startWith } from "@accord/conformance"
-import type { RunningServer, StandaloneServerOptions } from "@accord/core"
-import { listen } from "@accord/node"
+import { listen, type RunningServer, type StandaloneServerOptions } from "@accord/node"
 import expressHost from "express"
 import { createServer, type Server } from "node:http"
 import { afterAll, describe, expect, it } from "@effect/vitest"

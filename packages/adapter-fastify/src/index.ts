@@ -1,31 +1,22 @@
-import {
-  DEFAULT_PREFIX,
-  type HttpHandler,
-  type HttpHandlerOptions,
-  type RunningServer,
-  type StandaloneServerOptions
-} from "@accord/core"
+import type { HttpHandler, HttpHandlerOptions } from "@accord/core"
 import {
   closeIfBodyUnread,
-  DEFAULT_HOST,
-  DEFAULT_PORT,
-  drainOnClose,
-  guardServer,
-  makeDrainState,
   makeNodeHttpHandler,
-  nodeServerOptions,
   responsePayload,
-  serverUrl,
-  toHttpRequest
+  serve,
+  toHttpRequest,
+  type RunningServer,
+  type StandaloneServerOptions
 } from "@accord/node"
 import Fastify, {
   type FastifyError,
   type FastifyInstance,
   type FastifyPluginAsync,
   type FastifyReply,
-  type FastifyRequest
+  type FastifyRequest,
+  type RawServerBase
 } from "fastify"
-import { createServer } from "node:http"
+import type { RequestListener } from "node:http"
 import { Readable } from "node:stream"
 
 /** Everything `makeHttpHandler` takes except the prefix, which is the one the plugin is registered with. */
@@ -82,39 +73,38 @@ const mountAccord = (instance: FastifyInstance, handler: HttpHandler): void => {
  * in fastify-plugin, so the prefix applies and its parsers and error handler stay inside it; the host's routes,
  * parsers and error handler are untouched.
  */
-export const accordPlugin: FastifyPluginAsync<AccordPluginOptions> = async (instance, options) => {
-  mountAccord(instance, makeNodeHttpHandler({ ...options, prefix: instance.prefix }))
+export const accordPlugin: FastifyPluginAsync<AccordPluginOptions, RawServerBase> = async (instance, options) => {
+  // Typed for any server Fastify runs on, `http2: true` included (docs/embedding.md, "HTTP/2"): the handlers use only
+  // what `node:http2`'s compatibility request and response share with `node:http`'s, which the Node bridge reads.
+  const host = instance as unknown as FastifyInstance
+  mountAccord(host, makeNodeHttpHandler({ ...options, prefix: host.prefix }))
 }
 
 /** A Fastify server serving Accord under `prefix` and the core's 404 problem everywhere else. */
-export const startFastifyServer = async (options: StandaloneServerOptions): Promise<RunningServer> => {
-  const prefix = options.prefix ?? DEFAULT_PREFIX
-  const drainState = makeDrainState(options)
-  const handler = makeNodeHttpHandler({ ...options, prefix, isDraining: drainState.isDraining })
-  const server = createServer(nodeServerOptions(options))
-  const { guard, clientError } = guardServer(server, options)
-  const drain = drainOnClose(server, drainState)
-  const app = Fastify({
-    logger: false,
-    // A plain Node server (Node's timeouts, not Fastify's 72 s keep-alive) and Node's answer to malformed HTTP.
-    serverFactory: (listener) => server.on("request", guard(listener)),
-    clientErrorHandler: clientError,
-    // A path find-my-way cannot decode (`%zz`) is the core's 404, not Fastify's 400.
-    frameworkErrors: (_error, request, reply) =>
-      void answer(handler, request, reply).catch((error: Error) => reply.raw.destroy(error))
-  })
-  passBodiesThrough(app, handler)
-  // Outside the prefix, and methods Fastify does not route (e.g. PROPFIND, which is the core's 405 on a known path).
-  app.setNotFoundHandler((request, reply) => answer(handler, request, reply))
-  await app.register(async (instance) => mountAccord(instance, handler), { prefix })
-  await app.listen({ host: options.host ?? DEFAULT_HOST, port: options.port ?? DEFAULT_PORT })
-  return {
-    url: serverUrl(server),
-    // Drain before app.close(): once Fastify knows it is closing it answers new requests with its own 503, while
+export const startFastifyServer = (options: StandaloneServerOptions): Promise<RunningServer> =>
+  serve(options, async (handlerOptions, server) => {
+    const handler = makeNodeHttpHandler(handlerOptions)
+    let listener: RequestListener | undefined
+    const app = Fastify({
+      logger: false,
+      // A plain Node server (Node's timeouts, not Fastify's 72 s keep-alive), which `serve` guards, drains and listens.
+      serverFactory: (fastifyListener) => {
+        listener = fastifyListener
+        return server
+      },
+      // `serve` answers malformed HTTP on the server itself (answerClientError), as every standalone server does.
+      clientErrorHandler: () => undefined,
+      // A path find-my-way cannot decode (`%zz`) is the core's 404, not Fastify's 400.
+      frameworkErrors: (_error, request, reply) =>
+        void answer(handler, request, reply).catch((error: Error) => reply.raw.destroy(error))
+    })
+    passBodiesThrough(app, handler)
+    // Outside the prefix, and methods Fastify does not route (e.g. PROPFIND, which is the core's 405 on a known path).
+    app.setNotFoundHandler((request, reply) => answer(handler, request, reply))
+    await app.register(async (instance) => mountAccord(instance, handler), { prefix: handlerOptions.prefix })
+    await app.ready()
+    if (listener === undefined) throw new Error("Fastify did not call its serverFactory")
+    // Closed after the drain: once Fastify knows it is closing it answers new requests with its own 503, while
     // docs/api.md ("Precise rules", drain) wants every request on an accepted connection answered.
-    close: async () => {
-      await drain(options.drainTimeoutMs)
-      await app.close()
-    }
-  }
-}
+    return { listener, close: () => app.close() }
+  })

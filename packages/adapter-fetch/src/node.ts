@@ -1,97 +1,110 @@
-import {
-  DEFAULT_PREFIX,
-  makeHttpHandler,
-  type HttpRequest,
-  type HttpResponse,
-  type RunningServer,
-  type StandaloneServerOptions
-} from "@accord/core"
+import type { BodyReadResult, HttpRequest, HttpResponse } from "@accord/core"
 import {
   answeredTimeout,
   closeIfBodyUnread,
   continueIfExpected,
-  DEFAULT_HOST,
-  DEFAULT_PORT,
-  drainOnClose,
-  guardServer,
-  listen,
-  makeDrainState,
-  nodeServerOptions,
+  makeNodeHttpHandler,
+  nodeBodyNow,
   requestPath,
-  toHttpRequest
+  responsePayload,
+  serve,
+  toHttpRequest,
+  type RunningServer,
+  type StandaloneServerOptions
 } from "@accord/node"
-import { getRequestListener, RequestError } from "@hono/node-server"
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
-import { fromFetchRequest, toFetchResponse } from "./index.js"
+import { getRequestListener, RequestError, type Http2Bindings, type HttpBindings } from "@hono/node-server"
+import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response"
+import { IncomingMessage, type ServerResponse } from "node:http"
+import { readFetchBody } from "./read-body.js"
+
+const TIMED_OUT: BodyReadResult = { _tag: "TimedOut" }
+const INTERNAL_ERROR: ResponseInit = { status: 500 }
 
 /**
- * A fetch Response carries no length: the core knows it, so the server states it as Koa and Fastify do (without it
- * @hono/node-server reads a few chunks ahead to find the end, and otherwise answers chunked).
+ * The fetch Request as the core's request, with the Node bridge's rules: the target as Node received it (`/api/./x`
+ * stays that; the Request's URL would have resolved it); a body that came whole with the headers taken at once from
+ * Node's buffer, as every Node server takes it (`nodeBodyNow`: the core then runs without a wait); any other body
+ * read by the Request (`readFetchBody`), with `100 Continue` when the core first asks for it, and a read broken by
+ * the server's 408 reported as TimedOut (docs/SECURITY.md, items 16 and 17).
  */
-const withContentLength = (response: HttpResponse): HttpResponse =>
-  response.body === undefined
-    ? response
-    : { ...response, headers: { ...response.headers, "content-length": String(Buffer.byteLength(response.body)) } }
+const fromIncoming = (request: Request, incoming: IncomingMessage, outgoing: ServerResponse): HttpRequest => ({
+  method: request.method,
+  path: requestPath(incoming.url ?? "/"),
+  headers: request.headers,
+  readBodyNow: nodeBodyNow(incoming, incoming),
+  readBody: async (limit) => {
+    continueIfExpected(incoming, outgoing)
+    const result = await readFetchBody(request, limit)
+    return result._tag === "Aborted" && answeredTimeout(incoming) ? TIMED_OUT : result
+  }
+})
 
 /**
- * The fetch handler's translation behind @hono/node-server, with the limits, answers to malformed HTTP and drain of
- * the other standalone servers (`@accord/node`). The core gets the request target as Node received it (`/api/./x`
- * stays that), and `*`, a backslash in the path or a bad Host, which @hono/node-server cannot make a URL of, reach it
- * through the Node bridge: so every answer is Koa's and Fastify's, header order aside (fetch's Headers sort names).
+ * Writes the core's answer as the Node adapters do: its status, its headers in its order, then `content-length` for
+ * a body (none for 204 and HEAD), header block and text body in one write. @hono/node-server is then told that the
+ * answer is sent: a fetch Response would cost a web stream, a Headers and a copy of the headers back out of it.
  */
-export const startFetchServer = async (options: StandaloneServerOptions): Promise<RunningServer> => {
-  const drainState = makeDrainState(options)
-  const handler = makeHttpHandler({
-    ...options,
-    prefix: options.prefix ?? DEFAULT_PREFIX,
-    isDraining: drainState.isDraining
-  })
-  const answer = async (request: HttpRequest, incoming: IncomingMessage, outgoing: ServerResponse) => {
-    const response = await handler(request)
-    closeIfBodyUnread(incoming, outgoing)
-    return toFetchResponse(withContentLength(response))
-  }
-  /**
-   * The fetch request with the Node bridge's body rules: `100 Continue` when the core first reads the body, and a
-   * read broken by the server's 408 reported as TimedOut (docs/SECURITY.md, items 16 and 17).
-   */
-  const fromIncoming = (request: Request, incoming: IncomingMessage, outgoing: ServerResponse): HttpRequest => {
-    const fetchRequest = fromFetchRequest(request, requestPath(incoming.url ?? "/"))
-    const read = fetchRequest.readBody
-    if (read === undefined) return fetchRequest
-    return {
-      ...fetchRequest,
-      readBody: async (limit) => {
-        continueIfExpected(incoming, outgoing)
-        const result = await read(limit)
-        return result._tag === "Aborted" && answeredTimeout(incoming) ? { _tag: "TimedOut" } : result
-      }
-    }
-  }
-  const server = createServer(nodeServerOptions(options))
-  const { guard, clientError } = guardServer(server, options)
-  server.on(
-    "request",
-    guard((incoming, outgoing) => {
-      // A listener per request (a closure, nothing more): its errorHandler, which createAdaptorServer has no option
-      // for, needs this request's IncomingMessage.
-      const listener = getRequestListener(
-        (request) => answer(fromIncoming(request, incoming, outgoing), incoming, outgoing),
-        {
-          // Global Request and Response stay Node's own: a library's server does not replace them for the whole process.
-          overrideGlobalObjects: false,
-          // Only a host callback (onResponse, onInternalError) that throws makes the handler reject: a bare 500 then.
-          errorHandler: (error) =>
-            error instanceof RequestError
-              ? answer(toHttpRequest(incoming, incoming, outgoing), incoming, outgoing)
-              : new Response(null, { status: 500 })
-        }
-      )
-      void listener(incoming, outgoing)
-    })
-  )
-  server.on("clientError", clientError)
-  const drain = drainOnClose(server, drainState)
-  const url = await listen(server, options.host ?? DEFAULT_HOST, options.port ?? DEFAULT_PORT)
-  return { url, close: () => drain(options.drainTimeoutMs) }
+const writeResponse = (response: HttpResponse, outgoing: ServerResponse): Response => {
+  const head: Array<string> = []
+  for (const name in response.headers) head.push(name, response.headers[name] ?? "")
+  const payload = responsePayload(response.body)
+  if (payload !== undefined) head.push("content-length", String(Buffer.byteLength(payload)))
+  outgoing.writeHead(response.status, head)
+  outgoing.end(payload)
+  return RESPONSE_ALREADY_SENT
 }
+
+/** Always true here (the server is `node:http`'s): how the types learn it. */
+const isHttp1 = (env: HttpBindings | Http2Bindings): env is HttpBindings => env.incoming instanceof IncomingMessage
+
+/**
+ * The fetch adapter's translation of requests behind @hono/node-server's listener (its Request reads headers and
+ * body straight from Node's), with the limits, answers to malformed HTTP and drain of the other standalone servers
+ * (`serve` from `@accord/node`). `*`, a backslash in the path or a bad Host, which @hono/node-server cannot make a URL
+ * of, reach the core through the Node bridge: every answer is Koa's and Fastify's, on the wire too.
+ */
+export const startFetchServer = (options: StandaloneServerOptions): Promise<RunningServer> =>
+  serve(options, (handlerOptions) => {
+    // Started a microtask after the request event, when Node has handed over the body that came with the headers.
+    const handler = makeNodeHttpHandler(handlerOptions)
+    const answer = async (request: HttpRequest, incoming: IncomingMessage, outgoing: ServerResponse) => {
+      const response = await handler(request)
+      closeIfBodyUnread(incoming, outgoing)
+      return writeResponse(response, outgoing)
+    }
+    // The request being handed to the listener: when @hono/node-server cannot make a Request of it, its listener
+    // calls the error handler synchronously, before it returns, and without the request.
+    let arrivingIncoming: IncomingMessage | undefined
+    let arrivingOutgoing: ServerResponse | undefined
+    const listener = getRequestListener(
+      (request, env) =>
+        isHttp1(env)
+          ? answer(fromIncoming(request, env.incoming, env.outgoing), env.incoming, env.outgoing)
+          : new Response(null, INTERNAL_ERROR),
+      {
+        // Global Request and Response stay Node's own: a library's server does not replace them for the whole
+        // process.
+        overrideGlobalObjects: false,
+        // A body left unread closes its connection after the answer (closeIfBodyUnread), as on every Node server: no
+        // draining it on timers after each request (a body taken with nodeBodyNow has not signalled its end yet).
+        autoCleanupIncoming: false,
+        // Otherwise only a host callback (onResponse, onInternalError) that throws makes the handler reject: a bare
+        // 500.
+        errorHandler: (error) =>
+          error instanceof RequestError && arrivingIncoming !== undefined && arrivingOutgoing !== undefined
+            ? answer(
+                toHttpRequest(arrivingIncoming, arrivingIncoming, arrivingOutgoing),
+                arrivingIncoming,
+                arrivingOutgoing
+              )
+            : new Response(null, INTERNAL_ERROR)
+      }
+    )
+    return (incoming, outgoing) => {
+      arrivingIncoming = incoming
+      arrivingOutgoing = outgoing
+      void listener(incoming, outgoing)
+      arrivingIncoming = undefined
+      arrivingOutgoing = undefined
+    }
+  })

@@ -1,8 +1,8 @@
 import { fromFetchRequest, makeFetchHandler } from "@accord/adapter-fetch"
-import { makeHttpHandler, type HttpRequest } from "@accord/core"
+import { headerValue, makeHttpHandler, type HttpRequest } from "@accord/core"
 import { ScryptPasswordHasherLive, testScryptCost } from "@accord/node"
 import { makeMemoryStore } from "@accord/store-memory"
-import { afterAll, describe, expect, it } from "@effect/vitest"
+import { afterAll, describe, expect, it, vi } from "@effect/vitest"
 import { Layer, ManagedRuntime, Schema } from "effect"
 import { Seed } from "@accord/core"
 
@@ -53,13 +53,17 @@ describe("makeFetchHandler", () => {
   })
 
   it("the path is the URL's, still percent-encoded, without query or fragment; header names lower-case", () => {
-    const request: HttpRequest = fromFetchRequest(
-      new Request("http://accord.test/api/payments/v1/payment-methods/p%C3%A9%2F1/?x=%2F#frag", {
-        headers: { "X-Request-Id": "abc", Authorization: "Bearer t" }
-      })
-    )
+    const fetchRequest = new Request("http://accord.test/api/payments/v1/payment-methods/p%C3%A9%2F1/?x=%2F#frag", {
+      headers: { "X-Request-Id": "abc", Authorization: "Bearer t" }
+    })
+    const request: HttpRequest = fromFetchRequest(fetchRequest)
     expect(request.path).toBe("/api/payments/v1/payment-methods/p%C3%A9%2F1/")
-    expect(request.headers).toMatchObject({ "x-request-id": "abc", authorization: "Bearer t" })
+    expect([headerValue(request.headers, "x-request-id"), headerValue(request.headers, "authorization")]).toEqual([
+      "abc",
+      "Bearer t"
+    ])
+    // The request's own Headers, asked for the fields the core reads: never copied into a record.
+    expect(request.headers).toBe(fetchRequest.headers)
     expect(fromFetchRequest(new Request("http://accord.test")).path).toBe("/")
     expect(fromFetchRequest(new Request("http://accord.test/api/health"), "/api/./health").path).toBe("/api/./health")
   })
@@ -127,6 +131,38 @@ describe("makeFetchHandler", () => {
     await consumed.text()
     const used = await handler(consumed)
     expect(await used.json()).toMatchObject({ code: "invalid_json", detail: "The body could not be read." })
+  })
+
+  it("a body of declared length is read whole with arrayBuffer(), its stream never touched", async () => {
+    const language = '{"language":"it"}'
+    const request = put(language, { "content-type": "application/json", "content-length": String(language.length) })
+    const arrayBuffer = vi.spyOn(request, "arrayBuffer")
+    Object.defineProperty(request, "body", {
+      get: () => {
+        throw new Error("the stream was asked for")
+      }
+    })
+    const response = await handler(request)
+    expect(await response.json()).toMatchObject({ language: "it" })
+    expect(arrayBuffer).toHaveBeenCalledTimes(1)
+  })
+
+  it("the limit holds whatever the declared length: a longer body than declared is 413 too", async () => {
+    // A Request built in code may carry any Content-Length; a runtime's network request cannot.
+    const body = `{"language":"${"x".repeat(80)}"}`
+    const response = await handler(put(body, { "content-type": "application/json", "content-length": "10" }))
+    expect(response.status).toBe(413)
+    expect(await response.json()).toMatchObject({ code: "payload_too_large" })
+  })
+
+  it("a declared 1 GiB is TooLarge before a byte is read, even when the reader is called without the core", async () => {
+    const huge = countedBody(8)
+    const headers = { "content-type": "application/json", "content-length": String(2 ** 30) }
+    expect((await handler(put(huge.stream, headers))).status).toBe(413)
+    const direct = countedBody(8)
+    expect(await fromFetchRequest(put(direct.stream, headers)).readBody?.(limit)).toEqual({ _tag: "TooLarge" })
+    // A ReadableStream asks for its first chunk when it is made; nothing after that.
+    expect([huge.pulled(), direct.pulled()]).toEqual([1, 1])
   })
 
   it("a body no header declares is no body (docs/api.md, Precise rules): give a built Request its Content-Length", async () => {

@@ -2,14 +2,21 @@ import { send } from "@accord/conformance"
 import { describe, expect, it } from "@effect/vitest"
 import { readFileSync } from "node:fs"
 
-/** The README's code blocks, in order: each is a file under test/examples that a test runs. */
-const examples = ["hono-app.ts", "worker.ts", "standalone.ts"]
+/** The README's code blocks, in order: each is a file that a test runs (here, or examples/fetch-runtimes/test). */
+const examples = [
+  "hono-app.ts",
+  "worker.ts",
+  // The Bun and Deno hosts that examples/fetch-runtimes/test starts on each runtime.
+  "../../../examples/fetch-runtimes/src/bun.ts",
+  "../../../examples/fetch-runtimes/src/deno.ts",
+  "standalone.ts"
+]
 const read = (path: string) => readFileSync(new URL(path, import.meta.url), "utf8")
 
 describe("README.md", () => {
   it("shows exactly the example files, verbatim, in order, and no other TypeScript", () => {
     const blocks = [...read("../README.md").matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map(([, code]) => code)
-    expect(blocks).toEqual(examples.map((name) => read(`./examples/${name}`)))
+    expect(blocks).toEqual(examples.map((name) => read(name.startsWith("../") ? name : `./examples/${name}`)))
   })
 
   it("the Workers, Bun and Deno example answers a plain call to its fetch", async () => {

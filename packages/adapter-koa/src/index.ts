@@ -1,26 +1,15 @@
-import {
-  DEFAULT_PREFIX,
-  type HttpHandler,
-  type HttpHandlerOptions,
-  type RunningServer,
-  type StandaloneServerOptions
-} from "@accord/core"
+import { DEFAULT_PREFIX, type HttpHandler, type HttpHandlerOptions } from "@accord/core"
 import {
   closeIfBodyUnread,
-  DEFAULT_HOST,
-  DEFAULT_PORT,
-  drainOnClose,
-  guardServer,
-  listen,
-  makeDrainState,
   makeNodeHttpHandler,
-  nodeServerOptions,
   responsePayload,
-  toHttpRequest
+  serve,
+  toHttpRequest,
+  type RunningServer,
+  type StandaloneServerOptions
 } from "@accord/node"
 import Router from "@koa/router"
 import Koa, { type Context } from "koa"
-import { createServer } from "node:http"
 
 /** Hands the request to the core (which reads the body itself, JSON only) and writes its answer verbatim. */
 const answer = async (handler: HttpHandler, ctx: Context): Promise<void> => {
@@ -63,23 +52,16 @@ export const accordRouter = (options: HttpHandlerOptions): Router => {
 }
 
 /** A Koa server serving Accord under `prefix` and the core's 404 problem everywhere else. */
-export const startKoaServer = async (options: StandaloneServerOptions): Promise<RunningServer> => {
-  const prefix = options.prefix ?? DEFAULT_PREFIX
-  const drainState = makeDrainState(options)
-  const handler = makeNodeHttpHandler({ ...options, prefix, isDraining: drainState.isDraining })
-  const app = new Koa()
-  // Koa's default listener prints an error's stack to stderr as plain text (a client resetting the connection
-  // mid-answer is enough); the host's log gets it instead, or nothing does.
-  app.silent = true
-  app.on("error", (error: unknown) => options.onConnectionError?.(error))
-  app.use(routerFor(handler, prefix).routes())
-  // Everything outside the prefix: the core answers its 404 problem, so every 404 has the same body.
-  app.use((ctx) => answer(handler, ctx))
-  const server = createServer(nodeServerOptions(options))
-  const { guard, clientError } = guardServer(server, options)
-  server.on("request", guard(app.callback()))
-  server.on("clientError", clientError)
-  const drain = drainOnClose(server, drainState)
-  const url = await listen(server, options.host ?? DEFAULT_HOST, options.port ?? DEFAULT_PORT)
-  return { url, close: () => drain(options.drainTimeoutMs) }
-}
+export const startKoaServer = (options: StandaloneServerOptions): Promise<RunningServer> =>
+  serve(options, (handlerOptions) => {
+    const handler = makeNodeHttpHandler(handlerOptions)
+    const app = new Koa()
+    // Koa's default listener prints an error's stack to stderr as plain text (a client resetting the connection
+    // mid-answer is enough); the host's log gets it instead, or nothing does.
+    app.silent = true
+    app.on("error", (error: unknown) => options.onConnectionError?.(error))
+    app.use(routerFor(handler, handlerOptions.prefix).routes())
+    // Everything outside the prefix: the core answers its 404 problem, so every 404 has the same body.
+    app.use((ctx) => answer(handler, ctx))
+    return app.callback()
+  })

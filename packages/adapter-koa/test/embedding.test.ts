@@ -1,7 +1,6 @@
 import { accordRouter as router } from "@accord/adapter-koa"
 import { send, startWith } from "@accord/conformance"
-import type { RunningServer, StandaloneServerOptions } from "@accord/core"
-import { listen } from "@accord/node"
+import { listen, type RunningServer, type StandaloneServerOptions } from "@accord/node"
 import KoaHost from "koa"
 import { createServer } from "node:http"
 import { afterAll, describe, expect, it } from "@effect/vitest"

@@ -80,7 +80,7 @@ export const toHttpRequest = (
   response?: ServerResponse
 ): HttpRequest => {
   const read = nodeRequestBodyReader(request, body)
-  return {
+  const neutral: HttpRequest = {
     method: request.method ?? "GET",
     path: requestPath(request.url ?? "/"),
     headers: withEveryAuthorization(request),
@@ -90,6 +90,21 @@ export const toHttpRequest = (
     },
     readBodyNow: nodeBodyNow(request, body)
   }
+  const framedBody = http2FramedBody(request)
+  return framedBody === undefined ? neutral : { ...neutral, framedBody }
+}
+
+/**
+ * For a request of `node:http2`'s compatibility API (a host's `http2.createServer`, `Fastify({ http2: true })`):
+ * whether its stream carries a body, i.e. its headers did not end it (RFC 9113, 8.1; docs/SECURITY.md, item 28).
+ * Undefined for HTTP/1.x, whose headers say it.
+ */
+const http2FramedBody = (request: IncomingMessage): boolean | undefined => {
+  if (request.httpVersionMajor < 2) return undefined
+  const stream: unknown = (request as IncomingMessage & { readonly stream?: unknown }).stream
+  const endAfterHeaders =
+    typeof stream === "object" && stream !== null && "endAfterHeaders" in stream ? stream.endAfterHeaders : undefined
+  return typeof endAfterHeaders === "boolean" ? !endAfterHeaders : undefined
 }
 
 /**

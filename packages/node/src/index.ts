@@ -19,7 +19,16 @@ export {
   nodeRequestBodyReader
 } from "./body-reader.js"
 
-// A standalone server's limits, answers to malformed HTTP, listen and drain.
+// A standalone server: its options and types, \`serve\` (create, guard, drain, listen), and the parts it is made of:
+// its limits, answers to malformed HTTP, listen and drain.
+export {
+  serve,
+  type ClientErrorLog,
+  type RunningServer,
+  type StandaloneApp,
+  type StandaloneHandlerOptions,
+  type StandaloneServerOptions
+} from "./standalone.js"
 export {
   answerClientError,
   DEFAULT_DRAIN_TIMEOUT_MS,
@@ -51,5 +60,6 @@ export {
   type ScryptHasherOptions
 } from "./scrypt-hasher.js"
 
-// Tokens stored and compared only as SHA-256 digests.
+// Tokens stored and compared only as SHA-256 digests; also `@accord/node/token-digest`, which loads node:crypto
+// alone (what the stores import: no bridge, no server).
 export { digestsEqual, tokenDigest } from "./token-digest.js"

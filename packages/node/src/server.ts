@@ -5,13 +5,12 @@ import {
   problemBody,
   problems,
   REASON_PHRASES,
-  type ClientErrorLog,
   type HttpHandlerOptions,
-  type Problem,
-  type StandaloneServerOptions
+  type Problem
 } from "@accord/core"
 import { markTimedOut } from "./body-reader.js"
 import { expectsContinue } from "./bridge.js"
+import type { ClientErrorLog, StandaloneServerOptions } from "./standalone.js"
 
 /** docs/api.md, "Precise rules" (drain): the default time accepted requests get to finish on close. */
 export const DEFAULT_DRAIN_TIMEOUT_MS = 10_000
@@ -260,37 +259,67 @@ export const makeDrainState = (options: Pick<HttpHandlerOptions, "isDraining"> =
  * answered, close each connection as soon as it is idle, and at the deadline close whatever is left. Resolves once
  * the server is closed.
  */
+/**
+ * Runs `then` once the event loop has passed a poll phase, so that whatever the kernel holds for a socket has been
+ * read and parsed (two immediates: the first may run in the turn that is already past its poll phase).
+ */
+const afterNextRead = (then: () => void): void => void setImmediate(() => setImmediate(then))
+
 export const drainOnClose = (server: Server, state?: DrainState): ((timeoutMs?: number) => Promise<void>) => {
   let draining = false
   const pending = new Set<ServerResponse>()
-  const sockets = new Set<Socket>()
+  /** The latest request of each connection: the one whose answer closes it during a drain. */
+  const latest = new Map<Socket, ServerResponse>()
+  /** Answers whose keep-alive the drain turned off (and may turn on again for a request pipelined after them). */
+  const closedByDrain = new WeakSet<ServerResponse>()
+  const closeAfter = (response: ServerResponse): void => {
+    if (response.headersSent || !response.shouldKeepAlive) return
+    response.shouldKeepAlive = false
+    closedByDrain.add(response)
+  }
   server.on("connection", (socket: Socket) => {
-    sockets.add(socket)
-    socket.once("close", () => sockets.delete(socket))
+    socket.once("close", () => latest.delete(socket))
   })
-  server.on("request", (_request, response) => {
-    // Answers given while draining tell the client not to reuse the connection.
-    if (draining) response.shouldKeepAlive = false
+  server.on("request", (request, response) => {
+    const socket = request.socket
+    // While draining, only the last request read from a connection answers `Connection: close`: on an earlier one it
+    // would make Node drop the requests pipelined after it, unanswered (docs/SECURITY.md, item 29).
+    const previous = latest.get(socket)
+    if (draining && previous !== undefined && closedByDrain.has(previous) && !previous.headersSent) {
+      previous.shouldKeepAlive = true
+      closedByDrain.delete(previous)
+    }
+    if (draining) closeAfter(response)
+    latest.set(socket, response)
     pending.add(response)
     response.once("close", () => {
       pending.delete(response)
-      if (draining) server.closeIdleConnections()
+      // Idle connections are closed only after the next read: Node parses a pipelined request once the one before it
+      // is answered, so right now the connection may look idle with requests still to come.
+      if (latest.get(socket) === response) latest.delete(socket)
+      if (draining) afterNextRead(() => server.closeIdleConnections())
     })
   })
   return (timeoutMs = DEFAULT_DRAIN_TIMEOUT_MS) =>
     new Promise<void>((resolve, reject) => {
       draining = true
       state?.startDraining()
-      for (const response of pending) if (!response.headersSent) response.shouldKeepAlive = false
+      for (const response of latest.values()) if (pending.has(response)) closeAfter(response)
       // A client that does not read its answers would hold the drain to its deadline: closed at once.
-      for (const socket of sockets) if (socket.writableNeedDrain) socket.destroy()
+      for (const socket of latest.keys()) if (socket.writableNeedDrain) socket.destroy()
       const deadline = setTimeout(() => server.closeAllConnections(), timeoutMs)
-      server.close((error) => {
-        clearTimeout(deadline)
-        if (error !== undefined && (error as Error & { code?: string }).code !== "ERR_SERVER_NOT_RUNNING") reject(error)
-        else resolve()
+      // Not closed in this turn: requests a client sent before the drain may still sit unread in the kernel (a busy
+      // server reads a socket once per turn), and closing their "idle" connection now would reset them unanswered.
+      // Once they are read, each is being answered, and only truly idle connections, and the listener, are closed.
+      afterNextRead(() => {
+        server.close((error) => {
+          clearTimeout(deadline)
+          if (error !== undefined && (error as Error & { code?: string }).code !== "ERR_SERVER_NOT_RUNNING")
+            reject(error)
+          else resolve()
+        })
+        server.closeIdleConnections()
       })
-      server.closeIdleConnections()
     })
 }
 

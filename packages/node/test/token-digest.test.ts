@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto"
+import { readFileSync } from "node:fs"
 import { describe, expect, it } from "@effect/vitest"
 import { digestsEqual, tokenDigest } from "@accord/node"
 
@@ -32,5 +33,15 @@ describe("tokenDigest and digestsEqual", () => {
     expect(digestsEqual("zz", "yy")).toBe(false)
     expect(digestsEqual("ab", "abc")).toBe(false)
     expect(digestsEqual(digest.toUpperCase(), digest)).toBe(false)
+  })
+})
+
+describe("@accord/node/token-digest", () => {
+  it("is the same pair, in a module that loads node:crypto alone (what the stores import)", async () => {
+    const alone = await import("@accord/node/token-digest")
+    expect(alone.tokenDigest).toBe(tokenDigest)
+    expect(alone.digestsEqual).toBe(digestsEqual)
+    const source = readFileSync(new URL("../src/token-digest.ts", import.meta.url), "utf8")
+    expect([...source.matchAll(/^import .* from "([^"]+)"$/gm)].map((found) => found[1])).toEqual(["node:crypto"])
   })
 })

@@ -3,7 +3,9 @@ import { Clock, Effect, Layer, Option, Result, Schema } from "effect"
 import {
   createLocalJWKSet,
   createRemoteJWKSet,
+  customFetch,
   errors,
+  type FetchImplementation,
   jwtVerify,
   type JWTPayload,
   type JWTVerifyGetKey,
@@ -33,6 +35,47 @@ const guardRemote =
     }
   }
 
+/**
+ * The most a key set may weigh. A JWKS holds a handful of keys (a few KiB); without a bound, an identity provider
+ * that answers with hundreds of MiB (compromised, misconfigured, or an attacker's endpoint) grows the process by as
+ * much (docs/SECURITY.md, "A key set is read up to a bound").
+ */
+export const MAX_JWKS_BYTES = 512 * 1024
+
+class KeySetTooLarge extends Error {
+  constructor() {
+    super(`the key set is larger than ${MAX_JWKS_BYTES} bytes`)
+  }
+}
+
+/** fetch, with the answer's body read up to `MAX_JWKS_BYTES`: a larger declared or streamed body fails the fetch. */
+const fetchBounded: FetchImplementation = async (url, options) => {
+  const response = await fetch(url, options)
+  if (response.body === null) return response
+  if (Number(response.headers.get("content-length") ?? 0) > MAX_JWKS_BYTES) {
+    await response.body.cancel()
+    throw new KeySetTooLarge()
+  }
+  const reader = response.body.getReader()
+  const chunks: Array<Uint8Array> = []
+  let size = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    size += value.byteLength
+    if (size > MAX_JWKS_BYTES) {
+      await reader.cancel()
+      throw new KeySetTooLarge()
+    }
+    chunks.push(value)
+  }
+  return new Response(Buffer.concat(chunks), {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers
+  })
+}
+
 const keyOf = (key: ResolvedJwtConfig["key"]): Uint8Array | JWTVerifyGetKey => {
   switch (key._tag) {
     case "Secret":
@@ -44,7 +87,8 @@ const keyOf = (key: ResolvedJwtConfig["key"]): Uint8Array | JWTVerifyGetKey => {
         createRemoteJWKSet(key.url, {
           cooldownDuration: key.cooldownMs,
           cacheMaxAge: key.cacheMaxAgeMs,
-          timeoutDuration: key.timeoutMs
+          timeoutDuration: key.timeoutMs,
+          [customFetch]: fetchBounded
         })
       )
   }

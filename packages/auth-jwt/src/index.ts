@@ -1,4 +1,4 @@
-export { JwtAuthenticatorLive, makeJwtAuthenticator, principalOf } from "./authenticator.js"
+export { JwtAuthenticatorLive, makeJwtAuthenticator, MAX_JWKS_BYTES, principalOf } from "./authenticator.js"
 export {
   ASYMMETRIC_ALGORITHMS,
   DEFAULT_CLOCK_TOLERANCE_SECONDS,

@@ -198,6 +198,30 @@ describe("HMAC secret: refused tokens are invalid_token", () => {
     })
   )
 
+  it.effect(
+    "a sub a store could not keep as sent is invalid_token: NUL, control characters, lone surrogates, too long",
+    () =>
+      Effect.gen(function* () {
+        for (const sub of [
+          "u\u0000x",
+          "u\u001fx",
+          "u\u007f",
+          "u\u0085",
+          "u\ud800",
+          "\udc00u",
+          "u\ud800\ud800",
+          "u".repeat(256)
+        ]) {
+          const token = yield* Effect.promise(() => sign(secretKey, { claims: { sub } }))
+          expect(yield* check(token), JSON.stringify(sub)).toBe("invalid_token")
+        }
+        for (const sub of ["u".repeat(255), "jürgen", "user-\ud83d\ude00", "a b"]) {
+          const token = yield* Effect.promise(() => sign(secretKey, { claims: { sub } }))
+          expect(yield* check(token), JSON.stringify(sub)).toBe(`user:${sub}`)
+        }
+      })
+  )
+
   it.effect("alg none (an unsecured JWT)", () =>
     Effect.gen(function* () {
       const unsecured = new UnsecuredJWT({ iss: ISSUER, aud: AUDIENCE, sub: "u_1", exp: NOW + 3600 }).encode()

@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "@effect/vitest"
 import { isWellFormedToken, type Authenticator } from "@accord/core"
 import { Effect, Result } from "effect"
 import { exportJWK, generateKeyPair, type CryptoKey, type JWK } from "jose"
-import type { JwtAuthConfig } from "@accord/auth-jwt"
+import { MAX_JWKS_BYTES, type JwtAuthConfig } from "@accord/auth-jwt"
 import { AUDIENCE, buildAuthenticator, describeOutcome, forge, ISSUER, NOW, outcomeOf, sign } from "./helpers.js"
 
 interface TestKey {
@@ -280,6 +280,68 @@ describe("remote JWKS: the identity provider cannot be reached", () => {
     expect(await check(authenticator, token)).toBe(unavailable)
     idp.publish(es1)
     expect(await check(authenticator, token)).toBe("user:u_1")
+  })
+})
+
+describe("remote JWKS: a key set is read up to a bound", () => {
+  const unavailable = "unavailable:identity_provider_unreachable"
+  const CHUNK = Buffer.alloc(64 * 1024, 0x20)
+
+  /** A provider that streams whitespace after an opening brace, with or without a declared length, counting what it wrote. */
+  const startFloodingProvider = async (declareLength: boolean) => {
+    let written = 0
+    const server: Server = createServer((_request, response) => {
+      const total = 200 * 1024 * 1024
+      response.writeHead(200, {
+        "content-type": "application/json",
+        ...(declareLength && { "content-length": String(total) })
+      })
+      const pump = () => {
+        while (written < total && !response.destroyed) {
+          written += CHUNK.length
+          if (!response.write(CHUNK)) return void response.once("drain", pump)
+        }
+        response.end()
+      }
+      response.write("{")
+      pump()
+    })
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    const { port } = server.address() as AddressInfo
+    return {
+      url: `http://127.0.0.1:${port}/jwks.json`,
+      written: () => written,
+      close: () =>
+        new Promise<void>((resolve) => {
+          server.closeAllConnections()
+          server.close(() => resolve())
+        })
+    }
+  }
+
+  it.each([
+    ["declared with Content-Length", true],
+    ["streamed without a length", false]
+  ])("a 200 MiB key set %s: Unavailable, and at most a few MiB are read", async (_label, declareLength) => {
+    const flood = await startFloodingProvider(declareLength)
+    try {
+      const authenticator = await buildAuthenticator({
+        ...remoteConfig(idp),
+        key: { jwksUrl: flood.url, timeoutMs: 5_000, cooldownMs: COOLDOWN_MS, cacheMaxAgeMs: CACHE_MAX_AGE_MS }
+      })
+      expect(await check(authenticator, await signWith(es1))).toBe(unavailable)
+      // What the provider managed to write before the cut: the bound plus socket buffers, never the whole body.
+      expect(flood.written()).toBeLessThan(16 * 1024 * 1024)
+    } finally {
+      await flood.close()
+    }
+  })
+
+  it(`a key set just under ${MAX_JWKS_BYTES} bytes is read and verifies`, async () => {
+    const keySet = JSON.stringify({ keys: [es1.jwk] })
+    idp.answer(200, keySet.slice(0, -1) + " ".repeat(MAX_JWKS_BYTES - keySet.length - 1) + "}")
+    const authenticator = await buildAuthenticator(remoteConfig(idp))
+    expect(await check(authenticator, await signWith(es1))).toBe("user:u_1")
   })
 })
 

@@ -37,5 +37,8 @@ export const makeClusterRateLimiter = (options: RateLimitOptions & SharedLimiter
     // Its own wait for the primary ends with ours, so no pending call outlives the request it was for.
     timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS
   })
-  return { ...failOpen((key) => limiter.consume(key), options), close: () => Promise.resolve() }
+  return {
+    ...failOpen((key, count) => limiter.consume(key, count), { ...options, points, windowSeconds: durationSeconds }),
+    close: () => Promise.resolve()
+  }
 }

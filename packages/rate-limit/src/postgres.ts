@@ -32,7 +32,7 @@ export interface PostgresRateLimiterOptions extends RateLimitOptions, SharedLimi
    * processes start at once). false: it exists already, e.g. created by the operator for a role that may not create.
    */
   readonly createTable?: boolean
-  /** Connections in this limiter's own pool, default 10. */
+  /** Connections in this limiter's own pool, default 2; also the statements it has in flight at once. */
   readonly poolSize?: number
 }
 
@@ -53,16 +53,21 @@ export const makePostgresRateLimiter = async (options: PostgresRateLimiterOption
     throw new RangeError("schema must be 1 to 63 characters of [A-Za-z0-9_], not starting with a digit")
   }
   if (keyPrefix.length > MAX_KEY_PREFIX) throw new RangeError(`keyPrefix must be at most ${MAX_KEY_PREFIX} characters`)
+  const poolSize = options.poolSize ?? DEFAULT_POOL_SIZE
   const pool = new pg.Pool({
     connectionString: options.connectionString,
     // Each consume is one short query: a small pool, beside the store's own (size the database for both).
-    max: options.poolSize ?? DEFAULT_POOL_SIZE,
+    max: poolSize,
     connectionTimeoutMillis: POOL_TIMEOUT_MS,
     query_timeout: POOL_TIMEOUT_MS,
     keepAlive: true
   })
   // An idle connection that breaks is reported, never an unhandled 'error' event (which would end the process).
   pool.on("error", reporter(options.onError))
+  // Every open connection, so that close() can cut them whatever the database is doing.
+  const connections = new Set<pg.Client>()
+  pool.on("connect", (client) => connections.add(client))
+  pool.on("remove", (client) => connections.delete(client))
 
   let tableDone: (error?: Error) => void = () => {}
   const tableReady = new Promise<void>((resolve, reject) => {
@@ -91,8 +96,12 @@ export const makePostgresRateLimiter = async (options: PostgresRateLimiterOption
   }
 
   const longestKey = MAX_ROW_KEY - keyPrefix.length - 1
+  // A key PostgreSQL text cannot hold (a NUL) would fail its statement, and a failure fails open for everyone: it is
+  // stored as its digest too, so no credential's bytes can make the store look down.
   const rowKey = (key: string): string =>
-    key.length <= longestKey ? key : `sha256:${createHash("sha256").update(key).digest("hex")}`
+    key.length <= longestKey && !key.includes("\u0000")
+      ? key
+      : `sha256:${createHash("sha256").update(key).digest("hex")}`
   // Rows of windows that ended an hour ago go, as rate-limiter-flexible's own timer would delete them.
   // (The schema passed SCHEMA_NAME above, so quoting it is safe.)
   const table = options.schema === undefined ? `"${RATE_LIMIT_TABLE}"` : `"${options.schema}"."${RATE_LIMIT_TABLE}"`
@@ -101,10 +110,23 @@ export const makePostgresRateLimiter = async (options: PostgresRateLimiterOption
   const cleanup = setInterval(clearExpired, CLEANUP_INTERVAL_MS).unref()
   let closing: Promise<void> | undefined
   return {
-    ...failOpen((key) => limiter.consume(rowKey(key)), options),
+    // No more statements in flight than the pool has connections: none waits inside the pool, where a wait would
+    // look like a database that does not answer (docs/operations.md, "Rate limits").
+    ...failOpen((key, count) => limiter.consume(rowKey(key), count), {
+      ...options,
+      points,
+      windowSeconds: durationSeconds,
+      maxInFlight: poolSize
+    }),
     close: () => {
       clearInterval(cleanup)
-      return (closing ??= pool.end())
+      // At once, whatever the database is doing (a stalled one never answers a goodbye): the counts need none.
+      closing ??= (async () => {
+        const ended = pool.end()
+        for (const client of connections) client.connection.stream.destroy()
+        await ended
+      })()
+      return closing
     }
   }
 }

@@ -1,5 +1,5 @@
 import { Redis } from "ioredis"
-import { RateLimiterRedis } from "rate-limiter-flexible"
+import { RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible"
 import {
   DEFAULT_KEY_PREFIX,
   DEFAULT_TIMEOUT_MS,
@@ -12,6 +12,8 @@ import { fixedWindowFor, type RateLimitOptions } from "./window.js"
 
 /** How long a connection attempt may take, and how long `makeRedisRateLimiter` waits for the first one. */
 const CONNECT_TIMEOUT_MS = 2000
+/** What ioredis rejects a command with when its `commandTimeout` passes without a reply. */
+const COMMAND_TIMED_OUT = "Command timed out"
 /** Reconnection: soon after a failure, then at most every 5 s, for as long as the limiter lives. */
 const reconnectDelay = (attempt: number): number => Math.min(attempt * 250, 5000)
 
@@ -65,8 +67,39 @@ export const makeRedisRateLimiter = async (options: RedisRateLimiterOptions): Pr
   })
 
   let closed = false
+  const commandTimeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
+  /** When Redis last answered anything on this client: a busy connection still answers, a silent one does not. */
+  let lastReplyAt = performance.now()
+  const replied = (): void => {
+    lastReplyAt = performance.now()
+  }
+  /**
+   * ioredis reconnects when a connection closes, not when it goes silent (a network cut, a failover that leaves the
+   * old address dead): every command then times out on a connection that looks ready, and the limit stays off for
+   * good. A command that timed out while nothing at all came back for as long drops the connection, and the retry
+   * strategy opens a new one. One that timed out while other replies arrived is a busy Redis, not a dead one: the
+   * connection stays (dropping it would fail every request open while it reconnects; docs/operations.md, "Rate limits").
+   */
+  const reconnectIfSilent = (error: unknown): never => {
+    if (error instanceof RateLimiterRes) replied()
+    else if (
+      !closed &&
+      error instanceof Error &&
+      error.message === COMMAND_TIMED_OUT &&
+      client.status === "ready" &&
+      performance.now() - lastReplyAt >= commandTimeoutMs
+    ) {
+      client.disconnect(true)
+    }
+    throw error
+  }
+  const consume = (key: string, count: number) =>
+    limiter.consume(key, count).then((result) => {
+      replied()
+      return result
+    }, reconnectIfSilent)
   return {
-    ...failOpen((key) => limiter.consume(key), options),
+    ...failOpen(consume, { ...options, points, windowSeconds: durationSeconds }),
     close: () => {
       if (!closed) {
         closed = true

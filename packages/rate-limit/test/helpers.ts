@@ -76,20 +76,40 @@ export const startSwitchableProxy = async (
   target: string,
   defaultPort: number,
   listenPort = 0
-): Promise<Listening & { readonly blackHole: () => void }> => {
+): Promise<Listening & { readonly blackHole: () => void; readonly healNew: () => void }> => {
   const { hostname, port } = new URL(target)
   let silent = false
+  /** Connections that stay silent for good once black-holed, as after a failover that left their address dead. */
+  const dead = new Set<Socket>()
   const sockets = new Set<Socket>()
   const server = createServer((client) => {
     const upstream = connect({ host: hostname, port: Number(port || defaultPort) })
     sockets.add(upstream)
     upstream.on("error", () => client.destroy()).once("close", () => sockets.delete(upstream))
-    client.on("data", (chunk) => void (silent || upstream.write(chunk)))
-    upstream.on("data", (chunk) => void (silent || client.write(chunk)))
-    client.once("close", () => upstream.destroy())
+    const mute = () => silent || dead.has(client)
+    client.on("data", (chunk) => void (mute() || upstream.write(chunk)))
+    upstream.on("data", (chunk) => void (mute() || client.write(chunk)))
+    client.once("close", () => {
+      dead.delete(client)
+      upstream.destroy()
+    })
+  })
+  const clients = new Set<Socket>()
+  server.on("connection", (client) => {
+    clients.add(client)
+    client.once("close", () => clients.delete(client))
   })
   const listening = await listen(server, sockets, listenPort)
-  return { ...listening, blackHole: () => void (silent = true) }
+  return {
+    ...listening,
+    /** Stops forwarding either way, on every connection, open or new, without closing any. */
+    blackHole: () => {
+      silent = true
+      for (const client of clients) dead.add(client)
+    },
+    /** New connections forward again; the ones open at the black hole stay silent. */
+    healNew: () => void (silent = false)
+  }
 }
 
 /** A port nothing listens on (one just freed): to start a client before its server. */

@@ -79,6 +79,14 @@ describeSharedLimiterStore(
       expect(rows.rows).toEqual([{ key: expect.stringMatching(/^accord:rate-limit:sha256:[0-9a-f]{64}$/) }])
     })
 
+    it("counts a key with a NUL (which PostgreSQL text cannot hold) as its digest: no store error, no failing open", async () => {
+      const errors: Array<unknown> = []
+      const limiter = await make({ capacity: 1, onError: (error) => errors.push(error) })
+      const key = "user:a\u0000b"
+      expect([await limiter.consume(key), await limiter.consume(key)]).toEqual([0, 1])
+      expect(errors).toEqual([])
+    })
+
     it("refuses to start, having closed its pool, when it cannot create its table", async () => {
       await expect(
         makePostgresRateLimiter({

@@ -50,6 +50,37 @@ describeSharedLimiterStore(
     }
   },
   () => {
+    it("reconnects when its connection goes silent: limits again within seconds once Redis is reachable", async () => {
+      const proxy = await startSwitchableProxy(url, 6379)
+      const errors: Array<unknown> = []
+      const limiter = await make({
+        url: withAddress(url, "127.0.0.1", proxy.port),
+        capacity: 1,
+        timeoutMs: 200,
+        pauseAfterErrorMs: 0,
+        onError: (error) => errors.push(error)
+      })
+      try {
+        expect(await limiter.consume("user:reconnects")).toBe(0)
+        expect(await limiter.consume("user:reconnects")).toBeGreaterThan(0)
+        proxy.blackHole()
+        // Fails open while nothing answers.
+        expect(await limiter.consume("user:reconnects")).toBe(0)
+        expect(errors.length).toBeGreaterThan(0)
+        proxy.healNew()
+        const healed = performance.now()
+        let wait = 0
+        while (wait === 0 && performance.now() - healed < 10_000) {
+          await new Promise((resolve) => setTimeout(resolve, 100))
+          wait = await limiter.consume("user:reconnects")
+        }
+        expect(wait, "the limit is on again within 10 s of Redis being reachable").toBeGreaterThan(0)
+      } finally {
+        await limiter.close()
+        await proxy.close()
+      }
+    })
+
     it("does not hold a start when Redis is down, and limits once it comes up", async () => {
       const port = await freePort()
       const errors: Array<unknown> = []

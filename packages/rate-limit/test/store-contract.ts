@@ -2,6 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { RateLimitStoreTimeout, type ClosableRateLimiter, type SharedLimiterOptions } from "@accord/rate-limit"
 import { startBlackHole, startSwitchableProxy, withAddress } from "./helpers.js"
 
+/** The burst case: one credential's concurrent requests, and another credential's during them. */
+const BURST = 3000
+const BYSTANDER_REQUESTS = 20
+
 /** What a shared case sets on a limiter; the store's own `make` adds its connection and names (schema, key prefix). */
 export interface SharedCaseOptions extends Pick<SharedLimiterOptions, "onError" | "timeoutMs" | "pauseAfterErrorMs"> {
   readonly capacity?: number
@@ -72,6 +76,25 @@ export const describeSharedLimiterStore = (store: SharedLimiterStore, ownCases: 
         await store.layout.expectStored()
       })
 
+      it(`tells the quota left (the RateLimit headers, docs/api.md "Rate limit"), counted down, then the refusal`, async () => {
+        const limiter = await make()
+        expect(limiter.policy).toEqual({ quota: 5, windowSeconds: 5 })
+        const key = `user:quota_${Math.random().toString(36).slice(2)}`
+        const told: Array<unknown> = []
+        for (let index = 0; index < 6; index++) {
+          const quota = await limiter.consumeQuota?.(key)
+          told.push(typeof quota === "number" ? quota : [quota?.waitSeconds, quota?.remaining])
+        }
+        expect(told).toEqual([
+          [0, 4],
+          [0, 3],
+          [0, 2],
+          [0, 1],
+          [0, 0],
+          [expect.any(Number), 0]
+        ])
+      })
+
       it(`fails open when ${store.store} is unreachable: the request is served at once, onError told, nothing rejects`, async () => {
         const errors: Array<unknown> = []
         const limiter = await make(
@@ -137,6 +160,35 @@ export const describeSharedLimiterStore = (store: SharedLimiterStore, ownCases: 
           await proxy.close()
           await limiter?.close()
         }
+      })
+
+      it(`one credential's burst of ${BURST} concurrent requests passes at most its capacity, and does not switch the limit off for another credential`, async () => {
+        // docs/operations.md, "Rate limits": a busy store is not a down store. Capacity 5 per 5 s window.
+        const errors: Array<unknown> = []
+        const limiter = await make({ onError: (error) => errors.push(error) })
+        const started = performance.now()
+        const burst = Array.from({ length: BURST }, () => limiter.consume("user:burst"))
+        // Another credential during the burst: some requests at once, the rest spread over the next second (the
+        // time a store failure would leave the limit off for).
+        const bystander: Array<Promise<number>> = []
+        for (let index = 0; index < BYSTANDER_REQUESTS; index++) {
+          if (index >= BYSTANDER_REQUESTS / 2) await new Promise((resolve) => setTimeout(resolve, 100))
+          bystander.push(limiter.consume("user:bystander"))
+        }
+        const [attackerWaits, bystanderWaits] = await Promise.all([Promise.all(burst), Promise.all(bystander)])
+        const elapsed = performance.now() - started
+        const passed = (waits: ReadonlyArray<number>) => waits.filter((wait) => wait === 0).length
+        // At most the capacity per 5 s window used (one, unless the machine is very slow).
+        const windows = 1 + Math.floor(elapsed / 5000)
+        const counts = `passed: ${passed(attackerWaits)} of the burst, ${passed(bystanderWaits)} of the other credential's`
+        for (const waits of [attackerWaits, bystanderWaits]) {
+          expect(passed(waits), counts).toBeLessThanOrEqual(5 * windows)
+          expect(passed(waits), counts).toBeGreaterThanOrEqual(1)
+        }
+        // Every refusal says when to come back: within the window.
+        for (const wait of [...attackerWaits, ...bystanderWaits]) expect(wait).toBeLessThanOrEqual(5)
+        // Nothing failed: the store was busy, never reported down.
+        expect(errors).toEqual([])
       })
 
       ownCases()

@@ -1,6 +1,6 @@
 import { Effect, HashMap, Option, Ref } from "effect"
 import { Authenticator, Principal, Unauthenticated, type ClientId, type UserId } from "@accord/core"
-import { digestsEqual, tokenDigest } from "@accord/node"
+import { digestsEqual, tokenDigest } from "@accord/node/token-digest"
 import type { MemoryState, StoredCredential } from "./state.js"
 
 const invalidToken = new Unauthenticated({ reason: "invalid_token" })

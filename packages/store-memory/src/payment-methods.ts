@@ -3,6 +3,7 @@ import {
   notBefore,
   NotFound,
   PaymentMethods,
+  PreconditionFailed,
   type PaymentMethod,
   type PaymentMethodId,
   type UserId
@@ -34,11 +35,13 @@ const setDefaultIn = (
   state: PaymentMethodsState,
   userId: UserId,
   id: PaymentMethodId,
-  now: Date
-): readonly [Effect.Effect<PaymentMethod, NotFound>, PaymentMethodsState] => {
+  now: Date,
+  precondition: ((current: PaymentMethod) => boolean) | undefined
+): readonly [Effect.Effect<PaymentMethod, NotFound | PreconditionFailed>, PaymentMethodsState] => {
   const methods = methodsOf(state, userId)
   const target = methods.find((method) => method.id === id)
   if (target === undefined) return [Effect.fail(notFound), state]
+  if (precondition !== undefined && !precondition(target)) return [Effect.fail(new PreconditionFailed()), state]
   if (target.isDefault) return [Effect.succeed(target), state]
   const chosen = withDefault(target, true, now)
   const next = methods.map((method) =>
@@ -69,9 +72,9 @@ export const insertIfAbsent = (
 export const makePaymentMethods = (state: MemoryState) =>
   PaymentMethods.of({
     listByUser: (userId) => Effect.map(Ref.get(state.paymentMethods), (current) => methodsOf(current, userId)),
-    setDefault: (userId, id, now) =>
+    setDefault: (userId, id, now, precondition) =>
       Effect.flatMap(
-        Ref.modify(state.paymentMethods, (current) => setDefaultIn(current, userId, id, now)),
+        Ref.modify(state.paymentMethods, (current) => setDefaultIn(current, userId, id, now, precondition)),
         (outcome) => outcome
       )
   })

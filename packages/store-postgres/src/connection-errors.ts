@@ -53,9 +53,29 @@ export const isConnectionError = (error: unknown, depth = 0): boolean => {
   return isConnectionError(fieldOf(error, "cause"), depth + 1)
 }
 
+/** The database did not answer a statement, or give a connection for it, within the query timeout. */
+export class DatabaseTimeout extends Error {
+  override readonly name = "DatabaseTimeout"
+  constructor(readonly timeoutMs: number) {
+    super(`the database did not answer within ${timeoutMs} ms`)
+  }
+}
+
+/**
+ * The server gave up on the statement itself: 57014 query_canceled (its statement_timeout), 25P03
+ * idle_in_transaction_session_timeout. The database is there, but did not answer in time.
+ */
+const isServerTimeout = (error: unknown): boolean =>
+  typeof error === "object" && error !== null && "code" in error && (error.code === "57014" || error.code === "25P03")
+
 export const storeUnreachable = (cause: unknown): Unavailable =>
   new Unavailable({ reason: "store_unreachable", retryAfterSeconds: 1, cause })
 
-/** The one place a driver error is judged: an unreachable database is Unavailable, anything else is a bug (defect). */
+/**
+ * The one place a driver error is judged: an unreachable database, or one that does not answer in time, is
+ * Unavailable; anything else is a bug (defect).
+ */
 export const fromDriverError = (error: unknown): Effect.Effect<never, Unavailable> =>
-  isConnectionError(error) ? Effect.fail(storeUnreachable(error)) : Effect.die(error)
+  error instanceof DatabaseTimeout || isServerTimeout(error) || isConnectionError(error)
+    ? Effect.fail(storeUnreachable(error))
+    : Effect.die(error)

@@ -10,7 +10,7 @@ import {
   type SeedReport,
   type Unavailable
 } from "@accord/core"
-import { digestsEqual, tokenDigest } from "@accord/node"
+import { digestsEqual, tokenDigest } from "@accord/node/token-digest"
 import { lockUserDefaults } from "./payment-methods.js"
 import { queryRows, type SqlExecutor } from "./sql-executor.js"
 

@@ -1,8 +1,11 @@
-export { fromDriverError, isConnectionError } from "./connection-errors.js"
+export { DatabaseTimeout, fromDriverError, isConnectionError } from "./connection-errors.js"
+export { DATA_DIR_LOCK_FILE, DataDirInUse, DataDirUnusable, type DataDirError } from "./data-dir.js"
 export {
+  DEFAULT_QUERY_TIMEOUT_MS,
   makePgPool,
   migrate,
   PgliteStoreLive,
+  POOL_CLOSE_GRACE_MS,
   PostgresStoreLive,
   SqlStoreLive,
   type PgliteStoreOptions,
@@ -11,7 +14,7 @@ export {
 } from "./layers.js"
 export { applyMigrations, InvalidSchemaName, migrations, type Migration, type MigrationReport } from "./migrations.js"
 export { makePgliteExecutor } from "./pglite-executor.js"
-export { makePoolExecutor } from "./pg-executor.js"
+export { makePoolExecutor, type PoolExecutorOptions } from "./pg-executor.js"
 export type { SqlClient, SqlExecutor } from "./sql-executor.js"
 export { runMigrateCli, type CliOutput } from "./migrate-cli.js"
 export { makeSqlStore } from "./store.js"

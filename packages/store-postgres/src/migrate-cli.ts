@@ -1,12 +1,35 @@
-import { parseArgs } from "node:util"
-import { Cause, Effect, Exit, Option } from "effect"
+import { anyText, option, parseOptions, renderUsage } from "@accord/cli-options"
+import { Cause, Effect, Exit, Option, Result } from "effect"
 import { migrate } from "./layers.js"
 
-const USAGE = `usage: accord-migrate migrate [--database-url URL] [--schema NAME]
+/** The options of `accord-migrate`: the variables are the server's (`@accord/server`), so one environment serves both. */
+const migrateOptions = {
+  databaseUrl: option({
+    group: "Options",
+    flag: "database-url",
+    env: "DATABASE_URL",
+    // Left to the driver to judge; the store's own message names what is wrong.
+    type: anyText("URL"),
+    secret: true,
+    help: "`postgres://user:password@host:port/database`; never printed"
+  }),
+  // Checked by the store (InvalidSchemaName), whose message states its rule.
+  schema: option({
+    group: "Options",
+    flag: "database-schema",
+    env: "DATABASE_SCHEMA",
+    type: anyText("NAME"),
+    unsetMeans: "the connection's, usually `public`",
+    help: "work in this schema, created when missing"
+  })
+}
+
+const USAGE = renderUsage(migrateOptions, {
+  head: `usage: accord-migrate migrate [--database-url URL] [--database-schema NAME]
 
 Applies Accord's PostgreSQL migrations (idempotent; safe to run from several processes at once).
-  --database-url URL   postgres://user:password@host:port/database (default: $DATABASE_URL)
-  --schema NAME        work in this schema, created when missing (default: the connection's, usually public)`
+A flag wins over its environment variable; an empty variable counts as unset.`
+}).trimEnd()
 
 export interface CliOutput {
   readonly out: (line: string) => void
@@ -22,32 +45,25 @@ export const runMigrateCli = async (
   env: Readonly<Record<string, string | undefined>>,
   output: CliOutput
 ): Promise<number> => {
-  let parsed
-  try {
-    parsed = parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      strict: true,
-      options: { "database-url": { type: "string" }, schema: { type: "string" }, help: { type: "boolean", short: "h" } }
-    })
-  } catch (error) {
-    output.err(`${error instanceof Error ? error.message : String(error)}\n${USAGE}`)
+  const parsed = parseOptions(migrateOptions, argv, env, { positionals: true })
+  if (Result.isFailure(parsed)) {
+    output.err(`${parsed.failure.message}\n${USAGE}`)
     return 2
   }
-  if (parsed.values.help === true) {
+  if (parsed.success._tag === "Help") {
     output.out(USAGE)
     return 0
   }
-  if (parsed.positionals.length !== 1 || parsed.positionals[0] !== "migrate") {
+  const { values, positionals } = parsed.success
+  if (positionals.length !== 1 || positionals[0] !== "migrate") {
     output.err(USAGE)
     return 2
   }
-  const connectionString = parsed.values["database-url"] ?? env["DATABASE_URL"]
+  const { databaseUrl: connectionString, schema } = values
   if (connectionString === undefined || connectionString === "") {
     output.err(`no database: pass --database-url or set DATABASE_URL\n${USAGE}`)
     return 2
   }
-  const schema = parsed.values.schema
   const exit = await Effect.runPromiseExit(migrate({ connectionString, ...(schema !== undefined && { schema }) }))
   if (Exit.isSuccess(exit)) {
     const { applied, current } = exit.value

@@ -1,5 +1,5 @@
 import { Effect, Schema } from "effect"
-import { NotFound, PaymentMethodId, PaymentMethods, UserId, type PaymentMethod } from "@accord/core"
+import { NotFound, PaymentMethodId, PaymentMethods, PreconditionFailed, UserId, type PaymentMethod } from "@accord/core"
 import { queryRows, type SqlClient, type SqlExecutor } from "./sql-executor.js"
 
 const COLUMNS = "id, user_id, is_default, created_at, updated_at"
@@ -45,6 +45,32 @@ const setDefault = (sql: SqlClient, userId: UserId, id: PaymentMethodId, now: Da
     ([chosen]) => (chosen === undefined ? Effect.fail(notFound) : Effect.succeed(toPaymentMethod(chosen)))
   )
 
+/**
+ * setDefault with a precondition (an HTTP If-Match): the user's lock, the method as it is, the check, then the same
+ * function, all in one transaction, so no other change comes between the check and the write, from any process. The
+ * function takes the lock again, which a transaction already holding it is granted at once.
+ */
+const setDefaultIf = (
+  sql: SqlExecutor,
+  userId: UserId,
+  id: PaymentMethodId,
+  now: Date,
+  precondition: (current: PaymentMethod) => boolean
+) =>
+  sql.transaction((tx) =>
+    Effect.gen(function* () {
+      yield* lockUserDefaults(tx, userId)
+      const [current] = yield* paymentMethodRows(
+        tx,
+        `SELECT ${COLUMNS} FROM payment_methods WHERE id = $1 AND user_id = $2`,
+        [id, userId]
+      )
+      if (current === undefined) return yield* Effect.fail(notFound)
+      if (!precondition(toPaymentMethod(current))) return yield* Effect.fail(new PreconditionFailed())
+      return yield* setDefault(tx, userId, id, now)
+    })
+  )
+
 export const makePaymentMethods = (sql: SqlExecutor) =>
   PaymentMethods.of({
     listByUser: (userId) =>
@@ -52,5 +78,6 @@ export const makePaymentMethods = (sql: SqlExecutor) =>
         paymentMethodRows(sql, `SELECT ${COLUMNS} FROM payment_methods WHERE user_id = $1 ORDER BY id`, [userId]),
         (rows) => rows.map(toPaymentMethod)
       ),
-    setDefault: (userId, id, now) => setDefault(sql, userId, id, now)
+    setDefault: (userId, id, now, precondition) =>
+      precondition === undefined ? setDefault(sql, userId, id, now) : setDefaultIf(sql, userId, id, now, precondition)
   })

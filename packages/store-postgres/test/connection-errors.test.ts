@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Effect, Exit, Result } from "effect"
-import { fromDriverError, isConnectionError } from "@accord/store-postgres"
+import { DatabaseTimeout, fromDriverError, isConnectionError } from "@accord/store-postgres"
 
 const withCode = (message: string, code: string) => Object.assign(new Error(message), { code })
 
@@ -41,7 +41,7 @@ describe("isConnectionError", () => {
     it(`not an outage: ${label}`, () => expect(isConnectionError(error)).toBe(false))
   }
 
-  it.effect("fromDriverError: an outage is Unavailable(store_unreachable), anything else a defect", () =>
+  it.effect("fromDriverError: an outage or a timeout is Unavailable(store_unreachable), anything else a defect", () =>
     Effect.gen(function* () {
       const refused = withCode("connect ECONNREFUSED", "ECONNREFUSED")
       expect(yield* Effect.flip(fromDriverError(refused))).toMatchObject({
@@ -50,6 +50,19 @@ describe("isConnectionError", () => {
         retryAfterSeconds: 1,
         cause: refused
       })
+      // A database that did not answer in time: our own bound, the server's statement_timeout, or its
+      // idle-in-transaction one. None of them is a bug.
+      for (const late of [
+        new DatabaseTimeout(5000),
+        withCode("canceling statement due to statement timeout", "57014"),
+        withCode("terminating connection due to idle-in-transaction timeout", "25P03")
+      ]) {
+        expect(yield* Effect.flip(fromDriverError(late))).toMatchObject({
+          _tag: "Unavailable",
+          reason: "store_unreachable",
+          cause: late
+        })
+      }
       const violation = withCode("duplicate key", "23505")
       const exit = yield* Effect.exit(fromDriverError(violation))
       expect(Exit.isFailure(exit) ? Result.getOrUndefined(Cause.findDefect(exit.cause)) : undefined).toBe(violation)

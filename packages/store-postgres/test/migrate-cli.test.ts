@@ -21,7 +21,7 @@ describe("accord-migrate usage", () => {
   })
 
   it("--help prints the usage, exit 0", async () => {
-    expect(await run(["--help"])).toMatchObject({ code: 0, out: expect.stringContaining("--schema NAME") })
+    expect(await run(["--help"])).toMatchObject({ code: 0, out: expect.stringContaining("--database-schema NAME") })
   })
 
   it("no database URL: exit 2 naming the flag and the variable", async () => {
@@ -31,9 +31,31 @@ describe("accord-migrate usage", () => {
   })
 
   it("a bad schema name: exit 2 with the reason", async () => {
-    const result = await run(["migrate", "--database-url", "postgres://x@127.0.0.1/db", "--schema", "no-dashes"])
+    const result = await run([
+      "migrate",
+      "--database-url",
+      "postgres://x@127.0.0.1/db",
+      "--database-schema",
+      "no-dashes"
+    ])
     expect(result.code).toBe(2)
     expect(result.err).toContain('invalid PostgreSQL schema name "no-dashes"')
+  })
+
+  it("reads the schema from DATABASE_SCHEMA, the server's variable, and --database-schema wins over it", async () => {
+    const url = ["migrate", "--database-url", "postgres://x@127.0.0.1/db"]
+    const fromEnv = await run(url, { DATABASE_SCHEMA: "from-env" })
+    expect(fromEnv.code).toBe(2)
+    expect(fromEnv.err).toContain('invalid PostgreSQL schema name "from-env"')
+    const fromFlag = await run([...url, "--database-schema", "from-flag"], { DATABASE_SCHEMA: "from-env" })
+    expect(fromFlag.err).toContain('invalid PostgreSQL schema name "from-flag"')
+  })
+
+  it("lists both options with their variables in the usage", async () => {
+    const { out } = await run(["-h"])
+    expect(out).toContain("--database-url URL")
+    expect(out).toContain("(DATABASE_URL)")
+    expect(out).toContain("(DATABASE_SCHEMA, default the connection's, usually public)")
   })
 
   it("an unreachable database: exit 1, and the password in the URL is not printed", async () => {
@@ -51,12 +73,12 @@ describe.skipIf(databaseUrl === undefined)(
       const url = databaseUrl ?? ""
       const schema = freshSchema()
       try {
-        expect(await run(["migrate", "--database-url", url, "--schema", schema])).toEqual({
+        expect(await run(["migrate", "--database-url", url, "--database-schema", schema])).toEqual({
           code: 0,
           out: `applied ${migrations.map((m) => m.version).join(", ")}; now at version ${latest}`,
           err: ""
         })
-        expect(await run(["migrate", "--schema", schema], { DATABASE_URL: url })).toEqual({
+        expect(await run(["migrate", "--database-schema", schema], { DATABASE_URL: url })).toEqual({
           code: 0,
           out: `up to date at version ${latest}`,
           err: ""

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto"
 import { describe, expect, it } from "@effect/vitest"
-import { Cause, Effect, Exit, Fiber, Layer, Option, Schema } from "effect"
+import { Cause, type Context, Effect, Exit, Fiber, Layer, Option, Schema, Scope } from "effect"
 import {
   Authenticator,
   Email,
@@ -18,7 +18,14 @@ import {
   type StoreServices
 } from "@accord/core"
 import { startTcpProxy, viaProxy } from "@accord/conformance"
-import { makePgPool, makePoolExecutor, PostgresStoreLive } from "@accord/store-postgres"
+import {
+  DatabaseTimeout,
+  makePgPool,
+  makePoolExecutor,
+  POOL_CLOSE_GRACE_MS,
+  PostgresStoreLive,
+  type PostgresStoreOptions
+} from "@accord/store-postgres"
 import { adminQuery, databaseUrl, dropSchemaOnClose, freshSchema, skipReason } from "./postgres-helpers.js"
 
 const url = databaseUrl ?? ""
@@ -37,18 +44,73 @@ const proxyInFront = Effect.acquireRelease(
   (proxy) => Effect.promise(() => proxy.stop())
 )
 
-/** A store through the proxy, in a fresh schema that is dropped (over a direct connection) afterwards. */
-const storeBehindProxy = Effect.gen(function* () {
-  const proxy = yield* proxyInFront
-  const schema = freshSchema()
-  yield* dropSchemaOnClose(url, schema)
-  const context = yield* Layer.build(PostgresStoreLive({ connectionString: viaProxy(url, proxy), schema, poolSize: 4 }))
-  return { proxy, schema, context }
-})
+/**
+ * A store through the proxy, in a fresh schema that is dropped (over a direct connection) afterwards; built in
+ * `scope` when given (to time its close), else in the test's.
+ */
+const storeBehindProxy = (
+  options: Omit<PostgresStoreOptions, "connectionString" | "schema"> = { poolSize: 4 },
+  scope?: Scope.Closeable
+) =>
+  Effect.gen(function* () {
+    const proxy = yield* proxyInFront
+    const schema = freshSchema()
+    yield* dropSchemaOnClose(url, schema)
+    const layer = PostgresStoreLive({ connectionString: viaProxy(url, proxy), schema, ...options })
+    const context = yield* scope === undefined ? Layer.build(layer) : Layer.buildWithScope(layer, scope)
+    return { proxy, schema, context }
+  })
+
+/** A user and its token, seeded. */
+const seededUser = (context: Context.Context<StoreServices>) =>
+  Effect.gen(function* () {
+    const userId = UserId.make(`u_${hex()}`)
+    const token = `tok_${hex()}`
+    const seed = Schema.decodeUnknownSync(Seed)({ users: [{ id: userId, token }] })
+    yield* Effect.provide(
+      Effect.flatMap(StoreAdmin, (admin) => admin.loadSeed(seed)),
+      context
+    )
+    return { userId, token, seed }
+  })
 
 /** The typed failure of an exit, or the exit itself when it has none (so a mismatch shows what happened). */
 const failureOf = <A, E>(exit: Exit.Exit<A, E>): E | Exit.Exit<A, E> =>
   Exit.isFailure(exit) ? Option.getOrElse(Cause.findErrorOption(exit.cause), () => exit) : exit
+
+/** The query timeout of the stall and failover cases, short to keep them quick; the default is 5 s. */
+const QUERY_TIMEOUT_MS = 1000
+/** Slack for timers and a busy test machine on top of a stated bound. */
+const SLACK_MS = 750
+
+/** One store call of each kind: single statements, a stored function, and transactions. */
+const everyKindOfCall = (
+  userId: UserId,
+  token: string,
+  seed: Seed
+): Record<
+  "ping" | "authenticate" | "list" | "preferences" | "seed",
+  Effect.Effect<unknown, unknown, StoreServices>
+> => {
+  const now = new Date(Date.UTC(2030, 0, 1))
+  return {
+    ping: Effect.flatMap(StoreAdmin, (admin) => admin.ping),
+    authenticate: Effect.flatMap(Authenticator, (auth) => auth.authenticate(token)),
+    list: Effect.flatMap(PaymentMethods, (methods) => methods.listByUser(userId)),
+    preferences: Effect.flatMap(PreferencesStore, (store) =>
+      store.update(userId, now, (current) => ({ ...current, timezone: TimezoneOffset.make(60), updatedAt: now }))
+    ),
+    seed: Effect.flatMap(StoreAdmin, (admin) => admin.loadSeed(seed))
+  }
+}
+
+/** Runs `call` with the store and says how it ended and how long it took. */
+const timed = <A, E>(call: Effect.Effect<A, E, StoreServices>, context: Context.Context<StoreServices>) =>
+  Effect.gen(function* () {
+    const started = performance.now()
+    const exit = yield* Effect.exit(Effect.provide(call, context))
+    return { exit, ms: performance.now() - started }
+  })
 
 const entryFor = (address: string) => {
   const email = decodeEmail(address)
@@ -70,7 +132,7 @@ describe.skipIf(databaseUrl === undefined)(
 
     it.live("every port answers Unavailable during a cut and works again afterwards, with the same layer", () =>
       Effect.gen(function* () {
-        const { proxy, context } = yield* storeBehindProxy
+        const { proxy, context } = yield* storeBehindProxy()
         const userId = UserId.make(`u_${hex()}`)
         const token = `tok_${hex()}`
         const methodIds = [PaymentMethodId.make(`pm_a_${hex()}`), PaymentMethodId.make(`pm_b_${hex()}`)] as const
@@ -111,7 +173,7 @@ describe.skipIf(databaseUrl === undefined)(
 
     it.live("writes racing a flapping connection: failures are Unavailable, and no acknowledged write is lost", () =>
       Effect.gen(function* () {
-        const { proxy, schema, context } = yield* storeBehindProxy
+        const { proxy, schema, context } = yield* storeBehindProxy()
         const acknowledged: Array<string> = []
         const failures: Array<unknown> = []
         const writer = (id: number) =>
@@ -188,6 +250,84 @@ describe.skipIf(databaseUrl === undefined)(
           context
         )
       }).pipe(Effect.scoped)
+    )
+
+    it.live(
+      "a stalled database: every call fails Unavailable within the query timeout, and the layer closes within its grace",
+      () =>
+        Effect.gen(function* () {
+          const scope = yield* Scope.make()
+          // Closed below, timed; this one is for a failure before that (closing twice is harmless).
+          yield* Effect.addFinalizer(() => Scope.close(scope, Exit.void))
+          const { proxy, context } = yield* storeBehindProxy({ poolSize: 4, queryTimeoutMs: QUERY_TIMEOUT_MS }, scope)
+          const { userId, token, seed } = yield* seededUser(context)
+          const calls = Object.values(everyKindOfCall(userId, token, seed))
+          // Open connections first: the stall then catches statements on them, and, in the second round, new
+          // connections whose handshake is never answered.
+          for (const result of yield* Effect.all(
+            calls.map((call) => timed(call, context)),
+            { concurrency: "unbounded" }
+          ))
+            expect(result.exit._tag).toBe("Success")
+
+          proxy.stall()
+          for (let round = 0; round < 2; round++) {
+            const results = yield* Effect.all(
+              calls.map((call) => timed(call, context)),
+              { concurrency: "unbounded" }
+            )
+            for (const { exit, ms } of results) {
+              expect(failureOf(exit)).toMatchObject(unreachable)
+              expect(ms).toBeLessThan(QUERY_TIMEOUT_MS + SLACK_MS)
+            }
+            expect(results.map(({ exit }) => (failureOf(exit) as Unavailable).cause)).toContainEqual(
+              expect.any(DatabaseTimeout)
+            )
+          }
+
+          // Closing does not wait for goodbyes a stalled server never sends.
+          const closing = performance.now()
+          yield* Scope.close(scope, Exit.void)
+          expect(performance.now() - closing).toBeLessThan(POOL_CLOSE_GRACE_MS + SLACK_MS)
+        }).pipe(Effect.scoped),
+      20_000
+    )
+
+    it.live(
+      "after a failover (open connections dead, new ones fine) calls succeed again within twice the query timeout",
+      () =>
+        Effect.gen(function* () {
+          const { proxy, context } = yield* storeBehindProxy({ queryTimeoutMs: QUERY_TIMEOUT_MS })
+          const { userId, token, seed } = yield* seededUser(context)
+          const { list, preferences } = everyKindOfCall(userId, token, seed)
+          // The pool's ten connections open and idle, as a busy service has them between requests.
+          yield* Effect.all(
+            Array.from({ length: 20 }, () => Effect.provide(list, context)),
+            { concurrency: "unbounded" }
+          )
+
+          proxy.stall()
+          proxy.resume()
+          const failover = performance.now()
+          // Two clients, one request after another each, for 6 query timeouts after the failover. Each dead
+          // connection would cost a request the timeout: ten of them, five rounds of two.
+          const outcomes: Array<{ readonly at: number; readonly ok: boolean }> = []
+          const client = (call: Effect.Effect<unknown, unknown, StoreServices>) =>
+            Effect.gen(function* () {
+              while (performance.now() - failover < 6 * QUERY_TIMEOUT_MS) {
+                const { exit } = yield* timed(call, context)
+                if (Exit.isFailure(exit)) expect(failureOf(exit)).toMatchObject(unreachable)
+                outcomes.push({ at: performance.now() - failover, ok: Exit.isSuccess(exit) })
+                yield* Effect.sleep("20 millis")
+              }
+            })
+          yield* Effect.all([client(list), client(preferences)], { concurrency: "unbounded" })
+
+          const lastFailure = Math.max(0, ...outcomes.filter((outcome) => !outcome.ok).map((outcome) => outcome.at))
+          expect(lastFailure).toBeLessThan(2 * QUERY_TIMEOUT_MS + SLACK_MS)
+          expect(outcomes.filter((outcome) => outcome.ok && outcome.at > lastFailure).length).toBeGreaterThan(10)
+        }).pipe(Effect.scoped),
+      20_000
     )
 
     it.live("a connection the server terminates (57P01) mid-query is Unavailable, and the pool replaces it", () =>

@@ -1,14 +1,11 @@
-import {
-  Seed,
-  StoreAdmin,
-  type AccordRuntime,
-  type RunningServer,
-  type SeedInput,
-  type StandaloneServerOptions,
-  type StoreServices
-} from "@accord/core"
+import { Seed, StoreAdmin, type AccordRuntime, type SeedInput, type StoreServices } from "@accord/core"
 import { loadApiReference } from "@accord/api-reference"
-import { ScryptPasswordHasherLive, testScryptCost } from "@accord/node"
+import {
+  ScryptPasswordHasherLive,
+  testScryptCost,
+  type RunningServer,
+  type StandaloneServerOptions
+} from "@accord/node"
 import { MemoryStoreLive } from "@accord/store-memory"
 import { Effect, Layer, ManagedRuntime, Schema } from "effect"
 import type { StartServer } from "./http-conformance.js"

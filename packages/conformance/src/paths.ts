@@ -1,18 +1,23 @@
 import { randomBytes } from "node:crypto"
 
-/** The contract's paths under the default mount prefix `/api`. */
-export const paths = {
-  planEntries: "/api/plans/v1/subscription-plans/public/",
-  preferences: "/api/users/v1/preferences/language/",
-  paymentMethods: "/api/payments/v1/payment-methods/",
-  paymentMethod: (id: string): string => `/api/payments/v1/payment-methods/${id}/`,
-  health: "/api/health",
+/** The contract's paths under a mount prefix (`/api` by default, `""` for the root): one place for every route. */
+export const apiPaths = (prefix: string) => ({
+  planEntries: `${prefix}/plans/v1/subscription-plans/public/`,
+  preferences: `${prefix}/users/v1/preferences/language/`,
+  paymentMethods: `${prefix}/payments/v1/payment-methods/`,
+  paymentMethod: (id: string): string => `${prefix}/payments/v1/payment-methods/${id}/`,
+  health: `${prefix}/health`,
   /** The liveness and readiness probes (docs/api.md, "Probes"). */
-  live: "/api/health/live",
-  ready: "/api/health/ready",
-  openapi: "/api/openapi.json",
-  docs: "/api/docs"
-} as const
+  live: `${prefix}/health/live`,
+  ready: `${prefix}/health/ready`,
+  openapi: `${prefix}/openapi.json`,
+  docs: `${prefix}/docs`
+})
+
+export type ApiPaths = ReturnType<typeof apiPaths>
+
+/** The contract's paths under the default mount prefix `/api`. */
+export const paths: ApiPaths = apiPaths("/api")
 
 /** The same path without its trailing slash (the contract serves both forms of the operation paths). */
 export const withoutSlash = (path: string): string => (path.endsWith("/") ? path.slice(0, -1) : path)
@@ -24,8 +29,10 @@ export const reasonPhrases: Readonly<Record<number, string>> = {
   403: "Forbidden",
   404: "Not Found",
   405: "Method Not Allowed",
+  412: "Precondition Failed",
   413: "Content Too Large",
   415: "Unsupported Media Type",
+  428: "Precondition Required",
   500: "Internal Server Error",
   503: "Service Unavailable"
 }

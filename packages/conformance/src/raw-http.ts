@@ -1,4 +1,5 @@
 import { request as httpRequest, type Agent } from "node:http"
+import { request as httpsRequest } from "node:https"
 
 /**
  * One HTTP/1.1 request with the bytes under the caller's control. `node:http` with `agent: false`: one connection
@@ -46,8 +47,9 @@ const headersFromRaw = (raw: ReadonlyArray<string>): Record<string, string> => {
 }
 
 /**
- * Sends `request` to `baseUrl` (`http://HOST:PORT`) and resolves with the complete response. By default on a
- * connection of its own; pass a keep-alive `agent` to reuse connections (the fuzz sends thousands of requests).
+ * Sends `request` to `baseUrl` (`http://HOST:PORT`, or `https:`; a path in it is ignored, `request.path` is sent) and
+ * resolves with the complete response. By default on a connection of its own; pass a keep-alive `agent` to reuse
+ * connections (the fuzz sends thousands of requests).
  */
 export const send = (baseUrl: string, request: RawRequest, agent: Agent | false = false): Promise<RawResponse> => {
   const url = new URL(baseUrl)
@@ -61,9 +63,9 @@ export const send = (baseUrl: string, request: RawRequest, agent: Agent | false 
   }
   return new Promise<RawResponse>((resolve, reject) => {
     let settled = false
-    const req = httpRequest({
+    const req = (url.protocol === "https:" ? httpsRequest : httpRequest)({
       host: url.hostname,
-      port: url.port,
+      port: url.port === "" ? undefined : url.port,
       method: request.method,
       path: request.path,
       agent

@@ -1,9 +1,18 @@
-import { connect } from "node:net"
+import { connect, type Socket } from "node:net"
+import { connect as connectTls } from "node:tls"
 
 /** What `exchange` saw: every byte the server sent (latin1), and whether the server closed the connection. */
 export interface Exchanged {
   readonly wire: string
   readonly closed: boolean
+}
+
+/** A connection to `baseUrl`'s host and port, over TLS for `https:` (the audits may run against a deployment). */
+const open = (baseUrl: string): Socket => {
+  const url = new URL(baseUrl)
+  const tls = url.protocol === "https:"
+  const port = url.port === "" ? (tls ? 443 : 80) : Number(url.port)
+  return tls ? connectTls({ host: url.hostname, port, servername: url.hostname }) : connect(port, url.hostname)
 }
 
 /**
@@ -12,8 +21,7 @@ export interface Exchanged {
  */
 export const exchange = (baseUrl: string, bytes: string | Uint8Array, quietMs = 250): Promise<Exchanged> =>
   new Promise((resolve) => {
-    const url = new URL(baseUrl)
-    const socket = connect(Number(url.port), url.hostname)
+    const socket = open(baseUrl)
     let wire = ""
     let timer = setTimeout(() => done(false), quietMs)
     const done = (closed: boolean): void => {

@@ -1,4 +1,4 @@
-import type { RunningServer } from "@accord/core"
+import type { RunningServer } from "@accord/node"
 import { startExpressServer } from "@accord/adapter-express"
 import { startFastifyServer } from "@accord/adapter-fastify"
 import { startFetchServer } from "@accord/adapter-fetch/node"
@@ -119,6 +119,25 @@ describe.each<readonly [string, StartAdapter]>([
     } finally {
       await server.close()
     }
+  })
+
+  // docs/SECURITY.md, item 29: requests the kernel holds for a connection Node has not read yet are answered too,
+  // each pipelined one, with `Connection: close` on the last only (a close on an earlier one would drop the rest).
+  it("answers pipelined requests still unread when the drain begins, then closes (Connection: close on the last)", async () => {
+    const server = await startPatient()
+    const connections = await Promise.all([open(server.url), open(server.url), open(server.url)])
+    await settle()
+    const pipelined = "GET /api/health HTTP/1.1\r\nHost: drain\r\n\r\n".repeat(16)
+    // Written and the drain begun in one turn of the event loop: the server has not read a byte of them yet.
+    for (const connection of connections) connection.socket.write(pipelined)
+    const closing = server.close()
+    for (const connection of connections) {
+      await connection.closed
+      const answers = connection.received().split(/(?=HTTP\/1\.1 )/)
+      expect(answers.map((answer) => answer.slice(0, 15))).toEqual(Array(16).fill("HTTP/1.1 200 OK"))
+      expect(answers.map((answer) => /^Connection: close\r$/im.test(answer))).toEqual([...Array(15).fill(false), true])
+    }
+    await closing
   })
 
   it("at the drain limit closes what is still unanswered", async () => {

@@ -1,4 +1,4 @@
-import type { RunningServer } from "@accord/core"
+import type { RunningServer } from "@accord/node"
 import { startExpressServer } from "@accord/adapter-express"
 import { startFastifyServer } from "@accord/adapter-fastify"
 import { startFetchServer } from "@accord/adapter-fetch/node"
@@ -193,8 +193,15 @@ describe.each<readonly [string, StartAdapter]>([
       detail: "Too many requests with this credential; retry later.",
       code: "rate_limited"
     })
+    // draft-ietf-httpapi-ratelimit-headers-10 (docs/api.md, "Rate limit"): the policy on every limited answer, and
+    // the quota left after each request, counted down in the order the limiter took them.
+    for (const response of burst) expect(response.headers["ratelimit-policy"]).toBe('"default";q=4;w=1')
+    const remaining = burst.map(
+      (response) => /^"default";r=(\d+);t=([01])$/.exec(response.headers["ratelimit"] ?? "")?.[1]
+    )
+    expect(remaining.sort()).toEqual(["0", "0", "1", "2", "3"])
     // Another credential has an allowance of its own.
-    expect((await get(OTHER_USER)).status).toBe(200)
+    expect((await get(OTHER_USER)).headers["ratelimit"]).toMatch(/^"default";r=3;t=[01]$/)
     // The allowance is back when the window (capacity / refillPerSecond seconds) that began with the burst ends.
     await new Promise((resolve) => setTimeout(resolve, (1000 * rateLimit.capacity) / rateLimit.refillPerSecond + 100))
     expect((await get(BURSTING_USER)).status).toBe(200)
@@ -205,5 +212,15 @@ describe.each<readonly [string, StartAdapter]>([
       Array.from({ length: 50 }, () => send(defaults.url, { method: "GET", path: preferences, headers: bearer(USER) }))
     )
     expect(new Set(responses.map((response) => response.status))).toEqual(new Set([200]))
+    for (const response of responses) expect(response.headers["ratelimit"]).toBeUndefined()
+  })
+
+  it("rate-limit headers only where the limiter was asked: not on a public route, not on a 401", async () => {
+    expect(
+      (await send(limited.url, { method: "GET", path: "/api/health" })).headers["ratelimit-policy"]
+    ).toBeUndefined()
+    const refused = await send(limited.url, { method: "GET", path: preferences })
+    expect(refused.status).toBe(401)
+    expect(refused.headers["ratelimit"]).toBeUndefined()
   })
 })

@@ -69,6 +69,12 @@ describe("lint: architecture boundaries", () => {
       )
     })
 
+    it("allows @accord/contract, the API it implements, anywhere in core", async () => {
+      for (const file of ["packages/core/src/http/x.ts", "packages/core/src/domain/x.ts"]) {
+        await expectClean(file, 'import { operations } from "@accord/contract"\nexport const value = operations\n')
+      }
+    })
+
     it("has no Node corner any more: src/node is core like the rest", async () => {
       await expectRule("packages/core/src/node/x.ts", 'import { readFile } from "node:fs"\n', "no-restricted-imports")
     })
@@ -109,6 +115,32 @@ describe("lint: architecture boundaries", () => {
       await expectClean(
         "packages/core/src/use-cases/x.ts",
         'import { UserId } from "../domain/ids.js"\nexport const parts = [UserId]\n'
+      )
+    })
+  })
+
+  describe("packages/contract/src: the API as data, over effect alone", () => {
+    it.each([
+      'import { makeHttpHandler } from "@accord/core"',
+      'import { createPublicPlanEntry } from "@accord/core"',
+      'import { makeAccordClient } from "@accord/client"',
+      'import { toHttpRequest } from "@accord/node"',
+      'import { readFile } from "node:fs"',
+      'import { createHash } from "crypto"',
+      'import Koa from "koa"',
+      'import { z } from "zod"'
+    ])("refuses %s", async (code) => {
+      await expectRule("packages/contract/src/x.ts", `${code}\n`, "no-restricted-imports")
+    })
+
+    it("refuses Node globals", async () => {
+      await expectRule("packages/contract/src/x.ts", "export const value = process.env.HOME\n", "no-restricted-globals")
+    })
+
+    it("allows effect, its submodules and the contract's own modules", async () => {
+      await expectClean(
+        "packages/contract/src/fields/x.ts",
+        'import { Schema } from "effect"\nimport * as SchemaAST from "effect/SchemaAST"\nimport { issue } from "./field-issue.js"\nimport { operations } from "../operations.js"\nexport const parts = [Schema.String, SchemaAST, issue, operations]\n'
       )
     })
   })
@@ -190,7 +222,8 @@ describe("lint: architecture boundaries", () => {
       'import { koaRouter } from "@accord/adapter-koa"',
       'import { start } from "@accord/server"',
       'import Koa from "koa"',
-      'import Fastify from "fastify"'
+      'import Fastify from "fastify"',
+      'import { tokenDigest } from "@accord/node"'
     ])("refuse %s", async (code) => {
       await expectRule("packages/store-memory/src/x.ts", `${code}\n`, "no-restricted-imports")
       await expectRule("packages/store-postgres/src/x.ts", `${code}\n`, "no-restricted-imports")
@@ -200,6 +233,13 @@ describe("lint: architecture boundaries", () => {
       await expectClean(
         "packages/store-postgres/src/x.ts",
         'import pg from "pg"\nimport { randomUUID } from "node:crypto"\nimport { PlanEntries } from "@accord/core"\nexport const parts = [pg, randomUUID, PlanEntries]\n'
+      )
+    })
+
+    it("may import token digests alone (@accord/node/token-digest)", async () => {
+      await expectClean(
+        "packages/store-memory/src/x.ts",
+        'import { tokenDigest } from "@accord/node/token-digest"\nexport const parts = [tokenDigest]\n'
       )
     })
   })

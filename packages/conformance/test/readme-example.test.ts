@@ -1,17 +1,54 @@
+import { startWith } from "@accord/conformance"
+import { httpAudits } from "@accord/conformance/audits"
+import type { SeedInput } from "@accord/core"
+import { afterAll, describe, expect, it } from "@effect/vitest"
 import { readFileSync } from "node:fs"
-import { startFastifyServer } from "@accord/adapter-fastify"
-import { runHttpConformance, runStoreContract, startWith } from "@accord/conformance"
-import { MemoryStoreLive } from "@accord/store-memory"
-import { describe, expect, it } from "@effect/vitest"
+import { koaHost } from "./koa-host.js"
 
-// The README's example, run as written (both suites, against the memory store and the Fastify adapter).
-runStoreContract("memory store", MemoryStoreLive)
-runHttpConformance("fastify adapter", startWith(startFastifyServer))
+// The README's examples. Its command runs in cli.test.ts; its one-line suites are the adapters' and stores' own test
+// files (run there, not again here); its script runs below against a host.
 
-describe("README", () => {
-  it("shows the code this file runs", () => {
-    const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8")
-    expect(readme).toContain('runStoreContract("memory store", MemoryStoreLive)')
-    expect(readme).toContain('runHttpConformance("fastify adapter", startWith(startFastifyServer))')
+const read = (path: string) => readFileSync(new URL(path, import.meta.url), "utf8")
+const readme = read("../README.md")
+
+describe("README.md", () => {
+  it("shows exactly the example file, verbatim, and no other TypeScript", () => {
+    const blocks = [...readme.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map(([, code]) => code)
+    expect(blocks).toEqual([read("./examples/audit-a-server.ts")])
   })
+
+  it("names the one-line suites that the test files it cites run", () => {
+    const cited = [...readme.matchAll(/^- `(packages\/[^`]+\.test\.ts)`: `(.+)`$/gm)]
+    expect(cited.length).toBe(2)
+    for (const [, file = "", line = ""] of cited) expect(read(`../../../${file}`), file).toContain(line)
+  })
+
+  it("lists every audit, in order, with its level, needs and title", () => {
+    const rows = [...readme.matchAll(/^\| `(ACC-[^`]+)` \| (MUST|SHOULD) \| ([^|]*) \| (.+) \|$/gm)].map(
+      ([, id, level, needs = "", title = ""]) => [id, level, needs.trim(), title.replaceAll("\\|", "|")]
+    )
+    expect(rows).toEqual(httpAudits.map((audit) => [audit.id, audit.level, audit.needs.join(", "), audit.title]))
+  })
+})
+
+describe("README.md: the script of one's own", () => {
+  const servers: Array<{ close: () => Promise<void> }> = []
+  afterAll(async () => {
+    await Promise.all(servers.map((server) => server.close()))
+  })
+
+  it("reports no MUST failure against a host without the API reference page, and its SHOULD failures", async () => {
+    const seed: SeedInput = JSON.parse(read("../../../seed.json"))
+    const server = await startWith(koaHost({ docs: false, dropAllowOn405: false }))(seed)
+    servers.push(server)
+    process.env["ACCORD_URL"] = `${server.url}/api`
+    const { results, mustFailures } = await import("./examples/audit-a-server.js")
+    expect(mustFailures).toEqual([])
+    expect(results.filter((result) => result.status === "fail").map((result) => result.id)).toEqual([
+      "ACC-docs-page-local-assets",
+      "ACC-docs-cache-control",
+      "ACC-routes-outside-prefix-404"
+    ])
+    expect(results.length).toBe(httpAudits.length)
+  }, 60_000)
 })

@@ -1,0 +1,189 @@
+import { apiPaths, randomSuffix, type ApiPaths } from "../paths.js"
+import { send, type RawRequest, type RawResponse } from "../raw-http.js"
+import { exchange, type Exchanged } from "../raw-socket.js"
+import { AuditSkipped } from "./assert.js"
+
+/** RFC 2119: a MUST failure breaks the contract (docs/api.md); a SHOULD failure is a recommendation not followed. */
+export type AuditLevel = "MUST" | "SHOULD"
+
+/**
+ * What an audit needs beyond a base URL, three tokens and the payment method ids of two users:
+ * - `wire`: bytes on a socket that no HTTP client sends (two Authorization headers, `Transfer-Encoding: gzip,
+ *   chunked`): `node:net`/`node:tls`, which every Node runner has;
+ * - `seeded`: a store the runner seeded itself (`SeededFacts`): users no request has used yet, a user without
+ *   payment methods, a 512-character token. A deployment has none of these, so the CLI skips these audits.
+ */
+export type AuditNeed = "wire" | "seeded"
+
+/** An audit: a rule of docs/api.md checked from outside over HTTP, with an id that never changes. */
+export interface Audit {
+  /** `ACC-` and a readable slug; stable across releases (a changed rule gets a new id). */
+  readonly id: string
+  readonly level: AuditLevel
+  readonly title: string
+  readonly needs: ReadonlyArray<AuditNeed>
+  /** For a runner's timeout, when the audit takes longer than most (default 30 s). */
+  readonly timeoutMs?: number
+  /** Resolves when the target conforms; throws an `AuditFailure` with the reason when it does not. */
+  readonly run: (target: AuditTarget) => Promise<void>
+}
+
+/** What a runner that seeded the store itself knows (`makeAuditFixture`); never a deployment's users. */
+export interface SeededFacts {
+  /** Users no request has used yet: the first GET, the first PUT `{}`, the first PUT with values. */
+  readonly newUserForGet: string
+  readonly newUserForEmptyPut: string
+  readonly newUserForPut: string
+  /** A user no request has used yet, its payment methods as seeded in code-point order, and its seeded default. */
+  readonly listUser: {
+    readonly token: string
+    readonly paymentMethods: ReadonlyArray<string>
+    readonly defaultPaymentMethod: string
+  }
+  readonly userWithoutPaymentMethods: string
+  /** A user whose token is 512 characters followed by `==`. */
+  readonly paddedTokenUser: string
+}
+
+/** Where and as whom the audits run. Tokens are bearer tokens of the deployment under audit. */
+export interface AuditTargetOptions {
+  /** The API's base URL, mount prefix included: `http://127.0.0.1:3000/api`. */
+  readonly url: string
+  readonly userToken: string
+  readonly otherUserToken: string
+  readonly clientToken: string
+  /** Every payment method id of the user, at least two; default seed.json's `pm_1`, `pm_2`. */
+  readonly userPaymentMethods?: ReadonlyArray<string>
+  /** Every payment method id of the other user, at least one; default seed.json's `pm_3`. */
+  readonly otherUserPaymentMethods?: ReadonlyArray<string>
+  /** Makes this run's plan entry emails and unknown ids its own; default random. */
+  readonly run?: string
+  readonly seeded?: SeededFacts
+  /** The transport, default `send` over `node:http`/`node:https`; it must honour every field of `RawRequest`. */
+  readonly send?: (request: RawRequest) => Promise<RawResponse>
+  /** Raw bytes on a fresh connection (the `wire` need), default `node:net`/`node:tls`; `false` where there is none. */
+  readonly exchange?: ((bytes: string) => Promise<Exchanged>) | false
+}
+
+export interface AuditTarget {
+  readonly url: string
+  /** The contract's paths under the URL's prefix, and the prefix itself (`/api`). */
+  readonly prefix: string
+  readonly paths: ApiPaths
+  readonly userToken: string
+  readonly otherUserToken: string
+  readonly clientToken: string
+  /** In code-point order, as the API lists them. */
+  readonly userPaymentMethods: ReadonlyArray<string>
+  readonly otherUserPaymentMethods: ReadonlyArray<string>
+  readonly run: string
+  readonly seeded: SeededFacts | undefined
+  readonly send: (request: RawRequest) => Promise<RawResponse>
+  readonly exchange: ((bytes: string) => Promise<Exchanged>) | undefined
+}
+
+/** seed.json's payment methods: the defaults of the CLI's `--user-payment-methods` and `--other-user-payment-methods`. */
+export const SEED_JSON_USER_PAYMENT_METHODS: ReadonlyArray<string> = ["pm_1", "pm_2"]
+export const SEED_JSON_OTHER_USER_PAYMENT_METHODS: ReadonlyArray<string> = ["pm_3"]
+
+/** docs/api.md, "Precise rules": lists are ordered by id in code-point order (never a locale collation). */
+export const codePointOrder = (ids: ReadonlyArray<string>): ReadonlyArray<string> =>
+  [...ids].sort((x, y) => (x < y ? -1 : x > y ? 1 : 0))
+
+export const auditTarget = (options: AuditTargetOptions): AuditTarget => {
+  const url = new URL(options.url)
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new Error(`the URL must be http: or https:, got ${url.protocol}`)
+  const prefix = url.pathname.replace(/\/+$/, "")
+  const userPaymentMethods = codePointOrder(options.userPaymentMethods ?? SEED_JSON_USER_PAYMENT_METHODS)
+  const otherUserPaymentMethods = codePointOrder(
+    options.otherUserPaymentMethods ?? SEED_JSON_OTHER_USER_PAYMENT_METHODS
+  )
+  if (userPaymentMethods.length < 2) throw new Error("the user needs at least two payment methods")
+  if (otherUserPaymentMethods.length < 1) throw new Error("the other user needs at least one payment method")
+  const base = url.href
+  return {
+    url: base,
+    prefix,
+    paths: apiPaths(prefix),
+    userToken: options.userToken,
+    otherUserToken: options.otherUserToken,
+    clientToken: options.clientToken,
+    userPaymentMethods,
+    otherUserPaymentMethods,
+    run: options.run ?? randomSuffix(),
+    seeded: options.seeded,
+    send: options.send ?? ((request) => send(base, request)),
+    // The requests say `Connection: close`, so a conforming server ends the exchange; the quiet time only bounds
+    // one that does not (and leaves room for a TLS handshake).
+    exchange: options.exchange === false ? undefined : (options.exchange ?? ((bytes) => exchange(base, bytes, 5000)))
+  }
+}
+
+export const audit = (definition: Omit<Audit, "needs"> & { readonly needs?: ReadonlyArray<AuditNeed> }): Audit => ({
+  ...definition,
+  needs: definition.needs ?? []
+})
+
+/** The needs `target` cannot meet, as a reason to skip; undefined when the audit can run. */
+export const unmetNeeds = (item: Audit, target: AuditTarget): string | undefined => {
+  const reasons = item.needs.flatMap((need) => {
+    if (need === "seeded" && target.seeded === undefined)
+      return [
+        "needs a store the runner seeded itself (new users, a user without payment methods, a 512-character token)"
+      ]
+    if (need === "wire" && target.exchange === undefined) return ["needs raw socket access (node:net)"]
+    return []
+  })
+  return reasons.length === 0 ? undefined : reasons.join("; ")
+}
+
+export type AuditStatus = "pass" | "fail" | "skip"
+
+export interface AuditResult {
+  readonly id: string
+  readonly level: AuditLevel
+  readonly title: string
+  readonly status: AuditStatus
+  /** Why it failed or was skipped. */
+  readonly reason?: string
+  readonly durationMs: number
+}
+
+/** Runs one audit; anything it throws is a failure with that message (a request that gets no answer fails too). */
+export const runAudit = async (item: Audit, target: AuditTarget): Promise<AuditResult> => {
+  const { id, level, title } = item
+  const started = performance.now()
+  const done = (status: AuditStatus, reason?: string): AuditResult => ({
+    id,
+    level,
+    title,
+    status,
+    ...(reason === undefined ? {} : { reason }),
+    durationMs: Math.round(performance.now() - started)
+  })
+  const unmet = unmetNeeds(item, target)
+  if (unmet !== undefined) return done("skip", unmet)
+  try {
+    await item.run(target)
+    return done("pass")
+  } catch (error) {
+    if (error instanceof AuditSkipped) return done("skip", error.message)
+    return done("fail", error instanceof Error ? error.message : String(error))
+  }
+}
+
+/** Runs `audits` one after another (they share the target's users), reporting each result as it comes. */
+export const runAudits = async (
+  audits: ReadonlyArray<Audit>,
+  target: AuditTarget,
+  onResult: (result: AuditResult) => void = () => undefined
+): Promise<ReadonlyArray<AuditResult>> => {
+  const results: Array<AuditResult> = []
+  for (const item of audits) {
+    const result = await runAudit(item, target)
+    onResult(result)
+    results.push(result)
+  }
+  return results
+}

@@ -1,0 +1,48 @@
+import type { Audit } from "./audit.js"
+import { authenticationAudits } from "./authentication.js"
+import { bodyAudits } from "./bodies.js"
+import { conditionalAudits } from "./conditional.js"
+import { headerAudits } from "./headers.js"
+import { orderAudits } from "./order.js"
+import { paymentMethodAudits } from "./payment-methods.js"
+import { planEntryAudits } from "./plan-entries.js"
+import { preferenceAudits } from "./preferences.js"
+import { routeAudits } from "./routes.js"
+import { serviceAudits } from "./service.js"
+
+/**
+ * Every black-box check of the HTTP contract (docs/api.md), in the order a runner runs them. Each is a value with a
+ * stable id, a level and a title; `runAudits` runs them against an `auditTarget`, `runHttpConformance` as a vitest
+ * suite, `accord-conformance` from the command line. They share the target's users and leave them in a valid state.
+ */
+export const httpAudits: ReadonlyArray<Audit> = [
+  ...serviceAudits,
+  ...authenticationAudits,
+  ...orderAudits,
+  ...planEntryAudits,
+  ...preferenceAudits,
+  ...bodyAudits,
+  ...routeAudits,
+  ...headerAudits,
+  ...paymentMethodAudits,
+  ...conditionalAudits
+]
+
+export { AuditFailure, AuditSkipped } from "./assert.js"
+export {
+  auditTarget,
+  runAudit,
+  runAudits,
+  SEED_JSON_OTHER_USER_PAYMENT_METHODS,
+  SEED_JSON_USER_PAYMENT_METHODS,
+  unmetNeeds,
+  type Audit,
+  type AuditLevel,
+  type AuditNeed,
+  type AuditResult,
+  type AuditStatus,
+  type AuditTarget,
+  type AuditTargetOptions,
+  type SeededFacts
+} from "./audit.js"
+export { makeAuditFixture, type AuditFixture } from "./fixture.js"

@@ -1,0 +1,99 @@
+import {
+  auditTarget,
+  httpAudits,
+  makeAuditFixture,
+  runAudit,
+  runAudits,
+  type AuditTarget
+} from "@accord/conformance/audits"
+import { describe, expect, it } from "@effect/vitest"
+import { readdirSync, readFileSync } from "node:fs"
+
+const BASE = { userToken: "u", otherUserToken: "o", clientToken: "c" }
+
+const NOT_FOUND_PROBLEM =
+  '{"type":"about:blank","title":"Not Found","status":404,"detail":"No resource exists at this address.","code":"not_found"}'
+
+/** A seeded target whose server answers every request with the same 404 problem, with or without the common headers. */
+const alwaysNotFound = (commonHeaders: boolean): AuditTarget => {
+  const seeded = makeAuditFixture().target("http://127.0.0.1:1/api")
+  const headers: Record<string, string> = { "content-type": "application/problem+json; charset=utf-8" }
+  if (commonHeaders)
+    Object.assign(headers, {
+      "cache-control": "no-store",
+      "x-content-type-options": "nosniff",
+      "x-request-id": "fake-id"
+    })
+  return {
+    ...seeded,
+    send: () => Promise.resolve({ status: 404, headers, body: Buffer.from(NOT_FOUND_PROBLEM) }),
+    exchange: () => Promise.resolve({ wire: `HTTP/1.1 404 Not Found\r\n\r\n${NOT_FOUND_PROBLEM}`, closed: true })
+  }
+}
+
+describe("the audits", () => {
+  it("have unique ids of the form ACC-slug, a level and a title", () => {
+    expect(new Set(httpAudits.map((audit) => audit.id)).size).toBe(httpAudits.length)
+    for (const audit of httpAudits) {
+      expect(audit.id).toMatch(/^ACC-[a-z0-9]+(-[a-z0-9]+)*$/)
+      expect(["MUST", "SHOULD"]).toContain(audit.level)
+      expect(audit.title.length).toBeGreaterThan(10)
+    }
+  })
+
+  // Every audit asserts something a server can get wrong: against one that answers a well-formed 404 problem to
+  // everything, only the audits that expect nothing but 404 problems, or look at the headers alone, pass; without the
+  // common headers, those fail too.
+  it("each fails against a server that answers every request with the same 404 problem, with a reason", async () => {
+    const results = await runAudits(httpAudits, alwaysNotFound(true))
+    expect(results.filter((result) => result.status !== "fail").map((result) => result.id)).toEqual([
+      "ACC-routes-unknown-404",
+      "ACC-routes-outside-prefix-404",
+      "ACC-headers-on-every-response"
+    ])
+    for (const result of results.filter((result) => result.status === "fail")) expect(result.reason).toMatch(/\S/)
+    const bare = await runAudits(httpAudits, alwaysNotFound(false))
+    expect(bare.filter((result) => result.status !== "fail").map((result) => result.id)).toEqual([])
+  })
+
+  it("skip, with the reason, when the target lacks what they need", async () => {
+    const target = auditTarget({ ...BASE, url: "http://127.0.0.1:1/api" })
+    const seeded = httpAudits.filter((audit) => audit.needs.includes("seeded"))
+    expect(seeded.map((audit) => audit.id)).toEqual([
+      "ACC-auth-padded-512-token",
+      "ACC-preferences-first-get",
+      "ACC-preferences-first-put",
+      "ACC-payment-methods-seeded-default",
+      "ACC-payment-methods-empty-list"
+    ])
+    for (const audit of seeded) {
+      const result = await runAudit(audit, target)
+      expect(result.status).toBe("skip")
+      expect(result.reason).toMatch(/needs a store the runner seeded itself/)
+    }
+  })
+
+  it("skip the wire audits where there are no raw sockets", async () => {
+    const target = auditTarget({ ...BASE, url: "http://127.0.0.1:1/api", exchange: false })
+    const wire = httpAudits.filter((audit) => audit.needs.includes("wire"))
+    expect(wire.map((audit) => audit.id)).toEqual(["ACC-auth-two-headers-401", "ACC-transfer-coding-501"])
+    for (const audit of wire) expect((await runAudit(audit, target)).reason).toBe("needs raw socket access (node:net)")
+  })
+
+  it("refuse a target they cannot audit", () => {
+    const base = BASE
+    expect(() => auditTarget({ ...base, url: "ftp://example.com/api" })).toThrow(/http: or https:/)
+    expect(() => auditTarget({ ...base, url: "http://x/api", userPaymentMethods: ["pm_1"] })).toThrow(/two/)
+    expect(auditTarget({ ...base, url: "http://x:3000/v2/accord/" }).paths.health).toBe("/v2/accord/health")
+  })
+
+  it("load nothing but Node's modules at run time (accord-conformance needs no test framework and no Accord package)", () => {
+    const dir = new URL("../src/audits/", import.meta.url)
+    for (const file of readdirSync(dir).filter((name) => name.endsWith(".ts"))) {
+      const source = readFileSync(new URL(file, dir), "utf8")
+      for (const [statement, specifier = ""] of source.matchAll(/^import (?!type )[^"]*"([^"]+)"/gm)) {
+        expect(specifier.startsWith(".") || specifier.startsWith("node:"), `${file}: ${statement}`).toBe(true)
+      }
+    }
+  })
+})

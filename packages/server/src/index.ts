@@ -6,12 +6,15 @@ export {
   DEFAULT_METRICS_HOST,
   type AccordConfig,
   type LogLevel,
+  type LogRequests,
   type ParsedCommandLine,
   type ScryptCost,
+  type ServerOptionValues,
   type TracesSampler,
   type TracingConfig
 } from "./config.js"
-export { createLogger, flushLogger, redactPaths, requestLogging } from "./logger.js"
+export { serverOptions } from "./options.js"
+export { createLogger, flushLogger, redactPaths, requestLogging, type RequestLoggingOptions } from "./logger.js"
 export {
   clusterWorkerRegistry,
   createMetrics,

@@ -67,7 +67,7 @@ const main = async (): Promise<void> => {
   const clustered = config.workers > 1
   const primary = clustered && !isClusterWorker()
   // The processes of a cluster share stderr: whole lines only (see sharedStderr).
-  const logger = createLogger(config.logLevel, clustered ? sharedStderr({ sync: primary }) : undefined)
+  const logger = createLogger(config.logLevel, clustered ? sharedStderr() : undefined)
   const crash = (kind: string) => (error: unknown) => {
     logger.fatal({ err: error }, kind)
     void exitAfterFlush(logger, 1)

@@ -8,8 +8,8 @@ import {
   Registry,
   type PrometheusContentType
 } from "prom-client"
-import { methodLabel, type ClientErrorLog, type RequestLog, type StandaloneServerOptions } from "@accord/core"
-import { listen, type ScryptHasherLoad } from "@accord/node"
+import { methodLabel, type RequestLog } from "@accord/core"
+import { listen, type ClientErrorLog, type ScryptHasherLoad, type StandaloneServerOptions } from "@accord/node"
 import type { PgPoolStats } from "@accord/store-postgres"
 
 // Label values come from fixed sets only (docs/operations.md, "Metrics"): a client chooses its method and path, so

@@ -1,11 +1,5 @@
 import { Redacted } from "effect"
-import {
-  makeClusterRateLimiter,
-  makeMemoryRateLimiter,
-  makePostgresRateLimiter,
-  makeRedisRateLimiter,
-  type ClosableRateLimiter
-} from "@accord/rate-limit"
+import type { ClosableRateLimiter } from "@accord/rate-limit"
 import type { AccordConfig } from "./config.js"
 
 export interface ServerRateLimiterOptions {
@@ -28,6 +22,9 @@ export const makeServerRateLimiter = async (
 ): Promise<ClosableRateLimiter | undefined> => {
   const limit = config.rateLimit
   if (limit === undefined) return undefined
+  // Loaded only with a rate limit: the package brings both the PostgreSQL and the Redis driver.
+  const { makeClusterRateLimiter, makeMemoryRateLimiter, makePostgresRateLimiter, makeRedisRateLimiter } =
+    await import("@accord/rate-limit")
   const window = { capacity: limit.capacity, refillPerSecond: limit.refillPerSecond }
   switch (limit.store) {
     case "memory":

@@ -13,7 +13,7 @@ import {
   type Sampler
 } from "@opentelemetry/sdk-trace-base"
 import { ATTR_SERVICE_NAME } from "@opentelemetry/semantic-conventions"
-import type { HttpRequest, HttpTracing } from "@accord/core"
+import { headerValue, type HttpRequest, type HttpTracing } from "@accord/core"
 import type { TracingConfig, TracesSampler } from "./config.js"
 
 /** How long close() waits for the last spans to reach the collector before giving up on them. */
@@ -54,7 +54,7 @@ const single = (value: string | ReadonlyArray<string> | undefined): string | und
  * caller decided, under a parent-based sampler), with `tracestate` passed on; anything else starts a new trace.
  */
 export const remoteParent = (headers: HttpRequest["headers"]): Tracer.ExternalSpan | undefined => {
-  const traceParent = headers[TRACE_PARENT_HEADER]
+  const traceParent = headerValue(headers, TRACE_PARENT_HEADER)
   // Two traceparent headers name no single parent (Node keeps them apart as an array only for some headers).
   if (typeof traceParent !== "string") return undefined
   const parent = parseTraceParent(traceParent)
@@ -63,7 +63,7 @@ export const remoteParent = (headers: HttpRequest["headers"]): Tracer.ExternalSp
     traceId: parent.traceId,
     spanId: parent.spanId,
     traceFlags: parent.traceFlags,
-    traceState: single(headers[TRACE_STATE_HEADER])
+    traceState: single(headerValue(headers, TRACE_STATE_HEADER))
   })
 }
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Redacted } from "effect"
 import { SignJWT, type JWTPayload } from "jose"
-import { ConfigError, createLogger, parseConfig, startAccord, type AccordConfig } from "../src/index.js"
+import { ConfigError, createLogger, defaultConfig, parseConfig, startAccord, type AccordConfig } from "../src/index.js"
 import {
   bearer,
   buildServer,
@@ -12,6 +12,7 @@ import {
   testSeed,
   USER_TOKEN
 } from "./cli-helpers.js"
+import { adminQuery, databaseUrl, dropSchema, freshSchema, skipReason } from "./postgres-helpers.js"
 
 const SECRET = "server-jwt-test-secret-0d6f2b9e41a7c3"
 const ISSUER = "https://login.example.test"
@@ -214,3 +215,52 @@ describe("--auth jwt", () => {
     expect(cli.stderr()).not.toContain(env.JWT_SECRET)
   })
 })
+
+describe.skipIf(databaseUrl === undefined)(
+  databaseUrl === undefined
+    ? `--auth jwt on PostgreSQL: subjects a store cannot keep (${skipReason})`
+    : "--auth jwt on PostgreSQL: subjects a store cannot keep",
+  () => {
+    it("a sub with NUL, a control character or a lone surrogate is 401 invalid_token, never 500 or a merged user", async () => {
+      const schema = freshSchema()
+      const accord = await startAccord(
+        {
+          ...defaultConfig,
+          auth: "jwt",
+          jwt: {
+            key: { secret: Redacted.make(SECRET) },
+            issuer: ISSUER,
+            audience: AUDIENCE,
+            client: { claim: "client_id", scope: "accord:client" }
+          },
+          adapter: "fastify",
+          port: 0,
+          store: "postgres",
+          databaseUrl: Redacted.make(databaseUrl ?? ""),
+          databaseSchema: schema,
+          scrypt: { N: 1024, r: 8, p: 1 }
+        },
+        { logger: createLogger("warn", { write: () => undefined }) }
+      )
+      try {
+        const put = async (sub: string) =>
+          fetch(`${api(accord.url)}/users/v1/preferences/language/`, {
+            method: "PUT",
+            headers: { ...bearer(await sign({ sub })), "content-type": "application/json" },
+            body: '{"timezone":60}'
+          })
+        for (const sub of ["u\u0000nul", "u\u0007bel", "u\ud800", "u\udfff"]) {
+          const answer = await put(sub)
+          expect(answer.status, JSON.stringify(sub)).toBe(401)
+          expect(((await answer.json()) as { code: string }).code).toBe("invalid_token")
+        }
+        const stored = await adminQuery(databaseUrl ?? "", `SELECT user_id FROM "${schema}".preferences`)
+        expect(stored.rows).toEqual([])
+        expect((await put("u\ud83d\ude00")).status).toBe(200)
+      } finally {
+        await accord.close()
+        await dropSchema(databaseUrl ?? "", schema)
+      }
+    })
+  }
+)

@@ -256,3 +256,22 @@ describe("accord CLI start-up", () => {
     connection.destroy()
   })
 })
+
+describe("the first start", () => {
+  const emptyStore = (line: Record<string, unknown>) =>
+    line["level"] === 40 && String(line["msg"]).startsWith("the store is empty")
+
+  it("with no seed, one warning says the store is empty and how to seed it; with a seed, none", async () => {
+    const bare = spawnCli(["--port", "0"])
+    await bare.listening
+    expect(await stopped(bare)).toEqual({ code: 0, signal: null })
+    const warnings = bare.logLines().filter(emptyStore)
+    expect(warnings).toHaveLength(1)
+    expect(warnings[0]?.["msg"]).toContain("--seed")
+
+    const seeded = spawnCli(["--port", "0", "--seed", seedPath])
+    await seeded.listening
+    expect(await stopped(seeded)).toEqual({ code: 0, signal: null })
+    expect(seeded.logLines().filter(emptyStore)).toEqual([])
+  })
+})

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Redacted } from "effect"
 import { availableParallelism } from "node:os"
+import { DEFAULT_QUERY_TIMEOUT_MS } from "@accord/store-postgres"
 import { ConfigError, defaultConfig, parseConfig, usage, type AccordConfig } from "../src/config.js"
 
 const run = (argv: ReadonlyArray<string>, env: Record<string, string | undefined> = {}): AccordConfig => {
@@ -105,7 +106,7 @@ describe("parseConfig", () => {
     [["--port", "1e3"], "--port (PORT) must be an integer"],
     [["--port", ""], "--port (PORT) must be an integer"],
     [["--adapter", "hapi"], '--adapter (ADAPTER) must be one of koa, fastify, express, fetch, got "hapi"'],
-    [["--store", "redis"], '--store (STORE) must be one of memory, postgres, got "redis"'],
+    [["--store", "redis"], '--store (STORE) must be one of memory, postgres, pglite, got "redis"'],
     [["--log-level", "loud"], "--log-level (LOG_LEVEL) must be one of fatal, error, warn, info, debug, trace, silent"],
     [["--body-limit", "0"], "--body-limit (BODY_LIMIT) must be an integer from 1 to"],
     [["--drain-timeout-ms", "soon"], "--drain-timeout-ms (DRAIN_TIMEOUT_MS) must be an integer"],
@@ -171,6 +172,70 @@ describe("parseConfig", () => {
       "(REDIS_URL)"
     ])
       expect(usage).toContain(text)
+  })
+
+  it("bounds database statements at 5 s unless told, from 100 ms to 10 minutes (docs/operations.md, Database timeouts)", () => {
+    // The store's own default, written out in the config so that --help does not load the database drivers.
+    expect(defaultConfig.databaseQueryTimeoutMs).toBe(DEFAULT_QUERY_TIMEOUT_MS)
+    expect(run(["--database-query-timeout-ms", "1500"]).databaseQueryTimeoutMs).toBe(1500)
+    expect(run([], { DATABASE_QUERY_TIMEOUT_MS: "600000" }).databaseQueryTimeoutMs).toBe(600_000)
+    for (const value of ["0", "99", "600001", "5s"]) {
+      expect(configError(["--database-query-timeout-ms", value]).message).toBe(
+        `--database-query-timeout-ms (DATABASE_QUERY_TIMEOUT_MS) must be an integer from 100 to 600000, got "${value}"`
+      )
+    }
+    expect(usage).toContain("--database-query-timeout-ms MS")
+  })
+
+  describe("--store pglite", () => {
+    it("takes its data directory from --data-dir or DATA_DIR, the flag winning", () => {
+      expect(run(["--store", "pglite", "--data-dir", "/var/lib/accord"])).toMatchObject({
+        store: "pglite",
+        dataDir: "/var/lib/accord"
+      })
+      expect(run([], { STORE: "pglite", DATA_DIR: "data" }).dataDir).toBe("data")
+      expect(run(["--data-dir", "flag"], { STORE: "pglite", DATA_DIR: "env" }).dataDir).toBe("flag")
+    })
+
+    it.each([
+      [
+        ["--store", "pglite"],
+        {},
+        "--data-dir (DATA_DIR) is required with --store pglite: the directory the database is kept in"
+      ],
+      [["--data-dir", "data"], {}, "--data-dir (DATA_DIR) needs --store pglite: the memory store keeps nothing in it"],
+      [
+        [],
+        { STORE: "postgres", DATABASE_URL: "postgres://db/x", DATA_DIR: "data" },
+        "--data-dir (DATA_DIR) needs --store pglite: the postgres store keeps nothing in it"
+      ],
+      [["--store", "pglite", "--data-dir", ""], {}, '--data-dir (DATA_DIR) must not be empty, got ""'],
+      [
+        ["--store", "pglite", "--data-dir", "data", "--workers", "2"],
+        {},
+        "--workers (WORKERS) 2 needs --store postgres: one process at a time owns a PGlite data directory"
+      ],
+      [
+        [
+          "--store",
+          "pglite",
+          "--data-dir",
+          "data",
+          "--rate-limit-capacity",
+          "5",
+          "--rate-limit-refill-per-second",
+          "1",
+          "--rate-limit-store",
+          "postgres"
+        ],
+        {},
+        "--rate-limit-store (RATE_LIMIT_STORE) postgres needs --store postgres: the limit is kept in the store's database"
+      ]
+    ])("refuses %j %j (exit 2)", (argv, env, message) => {
+      const error = configError(argv, env)
+      expect(error.exitCode).toBe(2)
+      expect(error.message).toBe(message)
+    })
   })
 
   it("keeps the database URL redacted when printed", () => {

@@ -9,11 +9,11 @@ import { afterAll, beforeAll, describe } from "@effect/vitest"
 import { Layer, ManagedRuntime } from "effect"
 import { databaseUrl, skipReason, storeInFreshSchema } from "./postgres-helpers.js"
 
-// The contract's black-box suite, for both adapters, on store-postgres: the same SQL on PGlite (always) and on a
+// The contract's black-box suite, for every adapter, on store-postgres: the same SQL on PGlite (always) and on a
 // PostgreSQL server (when DATABASE_URL is set).
 
-// One PGlite database for both adapters: it takes seconds to start, and the suite's ids and tokens are random per
-// run, so the two runs do not see each other's rows.
+// One PGlite database for every adapter: it takes seconds to start, and the suite's ids and tokens are random per
+// run, so the four runs do not see each other's rows.
 const pglite = ManagedRuntime.make(Layer.merge(PgliteStoreLive(), ScryptPasswordHasherLive(testScryptCost)))
 // Built here, with room for a busy machine, rather than inside the suite's own 30 s start-up hook.
 beforeAll(() => pglite.context(), 120_000)

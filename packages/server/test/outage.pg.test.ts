@@ -1,10 +1,18 @@
-import { paths, send, startTcpProxy, viaProxy, type RawRequest, type RawResponse } from "@accord/conformance"
+import {
+  paths,
+  send,
+  startTcpProxy,
+  viaProxy,
+  type RawRequest,
+  type RawResponse,
+  type TcpProxy
+} from "@accord/conformance"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Redacted } from "effect"
 import { randomBytes } from "node:crypto"
 import { setTimeout as delay } from "node:timers/promises"
-import { createLogger, defaultConfig, startAccord, type RunningAccord } from "../src/index.js"
-import { makeTempDir } from "./cli-helpers.js"
+import { createLogger, defaultConfig, startAccord, type AccordConfig, type RunningAccord } from "../src/index.js"
+import { buildServer, makeTempDir, spawnCli, type Cli } from "./cli-helpers.js"
 import { adminQuery, databaseUrl, dropSchema, freshSchema, skipReason } from "./postgres-helpers.js"
 
 const url = databaseUrl ?? ""
@@ -45,6 +53,23 @@ const everyRoute: ReadonlyArray<RawRequest> = [
 
 const body = (res: RawResponse): Record<string, unknown> =>
   JSON.parse(res.body.toString("utf8")) as Record<string, unknown>
+
+/** The service on port 0 with its database behind `proxy`, in `schema`, seeded, with a cheap password hash. */
+const behindProxy = (
+  adapter: AccordConfig["adapter"],
+  proxy: TcpProxy,
+  schema: string,
+  seedFile: string
+): AccordConfig => ({
+  ...defaultConfig,
+  adapter,
+  port: 0,
+  store: "postgres",
+  databaseUrl: Redacted.make(viaProxy(url, proxy)),
+  databaseSchema: schema,
+  seedFile,
+  scrypt: { N: 1024, r: 8, p: 1 }
+})
 
 /** Polls `check` every 25 ms until it returns true; fails after `timeoutMs` saying what it waited for. */
 const waitUntil = async (what: string, check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> => {
@@ -92,19 +117,9 @@ describe.skipIf(databaseUrl === undefined)(
         let writing = true
         let writer: Promise<void> = Promise.resolve()
         try {
-          accord = await startAccord(
-            {
-              ...defaultConfig,
-              adapter,
-              port: 0,
-              store: "postgres",
-              databaseUrl: Redacted.make(viaProxy(url, proxy)),
-              databaseSchema: schema,
-              seedFile,
-              scrypt: { N: 1024, r: 8, p: 1 }
-            },
-            { logger: createLogger("info", { write: (line: string) => void lines.push(line) }) }
-          )
+          accord = await startAccord(behindProxy(adapter, proxy, schema, seedFile), {
+            logger: createLogger("info", { write: (line: string) => void lines.push(line) })
+          })
           const base = accord.url
           const call = (request: RawRequest) => send(base, { timeoutMs: 10_000, ...request })
 
@@ -214,5 +229,169 @@ describe.skipIf(databaseUrl === undefined)(
       },
       60_000
     )
+  }
+)
+
+/** The query timeout the stall cases run with (the default is 5 s), and slack for a busy test machine on top. */
+const QUERY_TIMEOUT_MS = 1500
+const SLACK_MS = 1000
+
+describe.skipIf(databaseUrl === undefined)(
+  databaseUrl === undefined
+    ? `a stalled database behind a TCP proxy (${skipReason})`
+    : 'a stalled database behind a TCP proxy (docs/operations.md, "Database timeouts")',
+  () => {
+    let temp: Awaited<ReturnType<typeof makeTempDir>> | undefined
+    let seedFile = ""
+    const database = new URL(url || "postgres://127.0.0.1:5432")
+    const target = { host: database.hostname, port: Number(database.port || 5432) }
+    const cleanups: Array<() => Promise<void>> = []
+    beforeAll(async () => {
+      buildServer()
+      temp = await makeTempDir()
+      seedFile = await temp.write("seed.json", seed)
+    }, 120_000)
+    afterAll(async () => {
+      for (const cleanup of cleanups.reverse()) await cleanup()
+      await temp?.cleanup()
+    })
+
+    /** A proxy in front of the database, and a fresh schema, both removed after the suite. */
+    const proxyAndSchema = async (): Promise<{ readonly proxy: TcpProxy; readonly schema: string }> => {
+      const proxy = await startTcpProxy(target)
+      const schema = freshSchema()
+      // Run in reverse: the proxy goes first, with the connections it still holds to the schema.
+      cleanups.push(
+        () => dropSchema(url, schema),
+        () => proxy.stop()
+      )
+      return { proxy, schema }
+    }
+
+    /** The service in this process, its database behind a proxy, with a short query timeout. */
+    const startBehindProxy = async (adapter: AccordConfig["adapter"]) => {
+      const { proxy, schema } = await proxyAndSchema()
+      const lines: Array<string> = []
+      const accord = await startAccord(
+        { ...behindProxy(adapter, proxy, schema, seedFile), databaseQueryTimeoutMs: QUERY_TIMEOUT_MS },
+        { logger: createLogger("info", { write: (line: string) => void lines.push(line) }) }
+      )
+      cleanups.push(() => accord.close())
+      const call = (request: RawRequest) => send(accord.url, { timeoutMs: 20_000, ...request })
+      const logged = () => lines.map((line) => JSON.parse(line) as Record<string, unknown>)
+      return { proxy, call, logged }
+    }
+
+    const timedCall = async (call: (request: RawRequest) => Promise<RawResponse>, request: RawRequest) => {
+      const started = performance.now()
+      const res = await call(request)
+      return { request, res, ms: performance.now() - started }
+    }
+
+    it.each(["fastify", "koa"] as const)(
+      "%s: every route but liveness answers 503 unavailable within the query timeout, on open connections and new ones",
+      async (adapter) => {
+        const { proxy, call, logged } = await startBehindProxy(adapter)
+        // The pool's connections open first, so the stall catches statements on them.
+        const reads = everyRoute.filter((request) => request.method !== "POST")
+        expect((await Promise.all(reads.map(call))).map((res) => res.status)).toEqual(reads.map(() => 200))
+
+        proxy.stall()
+        // First on the open connections, then on new ones whose handshake is never answered.
+        for (let round = 0; round < 2; round++) {
+          const results = await Promise.all(
+            everyRoute.map((request) =>
+              timedCall(call, request.method === "POST" ? postEntry(`stall${round}.${run}@example.com`) : request)
+            )
+          )
+          for (const { request, res, ms } of results) {
+            const label = `${request.method} ${request.path}, round ${round}`
+            expectUnavailable(label, res)
+            expect(ms, label).toBeLessThan(QUERY_TIMEOUT_MS + SLACK_MS)
+          }
+        }
+        const live = await timedCall(call, { method: "GET", path: paths.live })
+        expect(live.res.status).toBe(200)
+        expect(live.ms).toBeLessThan(SLACK_MS)
+        expect(logged().filter((line) => line["status"] === 500 || line["msg"] === "internal error")).toEqual([])
+      },
+      30_000
+    )
+
+    it("after a failover (open connections dead, new ones fine) requests succeed again within twice the query timeout", async () => {
+      const { proxy, call } = await startBehindProxy("fastify")
+      const list: RawRequest = { method: "GET", path: paths.paymentMethods, headers: asUser }
+      // The pool's ten connections open and idle, as a busy service has them between requests.
+      expect(
+        new Set((await Promise.all(Array.from({ length: 20 }, () => call(list)))).map((res) => res.status))
+      ).toEqual(new Set([200]))
+
+      proxy.stall()
+      proxy.resume()
+      const failover = performance.now()
+      // Two clients, one request after another each, for 6 query timeouts.
+      const outcomes: Array<{ readonly at: number; readonly status: number }> = []
+      const client = async () => {
+        while (performance.now() - failover < 6 * QUERY_TIMEOUT_MS) {
+          const res = await call(list)
+          if (res.status !== 200) expectUnavailable("during the failover", res)
+          outcomes.push({ at: performance.now() - failover, status: res.status })
+          await delay(20)
+        }
+      }
+      await Promise.all([client(), client()])
+      const lastFailure = Math.max(0, ...outcomes.filter((outcome) => outcome.status !== 200).map((o) => o.at))
+      expect(lastFailure).toBeLessThan(2 * QUERY_TIMEOUT_MS + SLACK_MS)
+      expect(outcomes.filter((outcome) => outcome.status === 200 && outcome.at > lastFailure).length).toBeGreaterThan(
+        10
+      )
+    }, 30_000)
+
+    it("SIGTERM ends the process within the drain limit while the database, and the rate limit's, stall with requests waiting", async () => {
+      const { proxy, schema } = await proxyAndSchema()
+      const DRAIN_MS = 2000
+      const cli: Cli = spawnCli([
+        "--port",
+        "0",
+        "--store",
+        "postgres",
+        "--database-url",
+        viaProxy(url, proxy),
+        "--database-schema",
+        schema,
+        // Longer than the drain: the requests still wait on the database when the drain limit comes.
+        "--database-query-timeout-ms",
+        "30000",
+        "--drain-timeout-ms",
+        String(DRAIN_MS),
+        "--rate-limit-capacity",
+        "100",
+        "--rate-limit-refill-per-second",
+        "100",
+        "--rate-limit-store",
+        "postgres",
+        "--seed",
+        seedFile
+      ])
+      cleanups.push(async () => {
+        if (cli.child.exitCode === null && cli.child.signalCode === null) cli.child.kill("SIGKILL")
+        await cli.exited
+      })
+      const base = await cli.listening
+      const list: RawRequest = { method: "GET", path: paths.paymentMethods, headers: asUser, timeoutMs: 20_000 }
+      expect((await send(base, list)).status).toBe(200)
+
+      proxy.stall()
+      const waiting = Array.from({ length: 3 }, () => send(base, list).catch((error: unknown) => error))
+      await delay(700)
+      const signalled = performance.now()
+      cli.child.kill("SIGTERM")
+      const exited = await Promise.race([cli.exited, delay(15_000).then(() => "still running after 15 s")])
+      const elapsed = performance.now() - signalled
+      expect(exited).toEqual({ code: 0, signal: null })
+      // The drain limit, then at most 1 s for the stores, which are cut off rather than waited for.
+      expect(elapsed).toBeLessThan(DRAIN_MS + 1000 + SLACK_MS)
+      await Promise.all(waiting)
+    }, 40_000)
   }
 )

@@ -16,10 +16,9 @@ import {
   PreferencesStore,
   type AccordRuntime,
   type AccordServices,
-  type RunningServer,
   type SeedInput
 } from "@accord/core"
-import { makeScryptHasher, ScryptPasswordHasherLive, testScryptCost } from "@accord/node"
+import { makeScryptHasher, ScryptPasswordHasherLive, testScryptCost, type RunningServer } from "@accord/node"
 import { MemoryStoreLive } from "@accord/store-memory"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, ManagedRuntime, Redacted } from "effect"
@@ -88,8 +87,8 @@ const memoryLogger = () => {
   }
 }
 
-/** Servers of both adapters on one runtime each (fresh memory stores seeded alike). */
-const bothAdapters = (make: () => { runtime: AccordRuntime; options?: Parameters<typeof startOnRuntime>[2] }) => {
+/** Servers of every adapter on one runtime each (fresh memory stores seeded alike). */
+const everyAdapter = (make: () => { runtime: AccordRuntime; options?: Parameters<typeof startOnRuntime>[2] }) => {
   const servers: Array<{ name: string; server: RunningServer; runtime: AccordRuntime }> = []
   beforeAll(async () => {
     for (const [name, start] of adapters) {
@@ -216,7 +215,7 @@ describe("no password or token in logs", () => {
 })
 
 describe("no password in any response", () => {
-  const servers = bothAdapters(() => ({ runtime: runtimeWith(Layer.empty) }))
+  const servers = everyAdapter(() => ({ runtime: runtimeWith(Layer.empty) }))
   const cases: ReadonlyArray<readonly [string, string, RawRequest, number]> = [
     [
       "a new entry",
@@ -332,7 +331,7 @@ describe("user enumeration: a known email answers exactly like a new one", () =>
       })
     )
   )
-  const servers = bothAdapters(() => ({ runtime: runtimeWith(countingHasher) }))
+  const servers = everyAdapter(() => ({ runtime: runtimeWith(countingHasher) }))
   /** Everything but the values that must differ between any two responses (request id, date). */
   const comparable = (response: RawResponse) => {
     const { "x-request-id": _id, date: _date, ...headers } = response.headers
@@ -383,7 +382,7 @@ describe("user enumeration: a known email answers exactly like a new one", () =>
 })
 
 describe("BOLA: a user cannot read or change another user's payment methods", () => {
-  const servers = bothAdapters(() => ({ runtime: runtimeWith(Layer.empty) }))
+  const servers = everyAdapter(() => ({ runtime: runtimeWith(Layer.empty) }))
 
   it("B's requests on A's methods are 404 not_found, identical to an unknown id, and A's list does not change", async () => {
     for (const { name, server } of servers) {
@@ -420,7 +419,7 @@ describe("BOLA: a user cannot read or change another user's payment methods", ()
 })
 
 describe("mass assignment: only the documented fields are writable", () => {
-  const servers = bothAdapters(() => ({ runtime: runtimeWith(Layer.empty) }))
+  const servers = everyAdapter(() => ({ runtime: runtimeWith(Layer.empty) }))
   const errorsOf = (response: RawResponse) =>
     (body(response) as { errors?: ReadonlyArray<{ pointer: string; code: string }> }).errors?.map(
       ({ pointer, code }) => [pointer, code]
@@ -515,7 +514,7 @@ describe("no stack trace or internal detail in any answer; a 500 is generic and 
     )
   )
   const logs: Array<ReturnType<typeof memoryLogger>> = []
-  const servers = bothAdapters(() => {
+  const servers = everyAdapter(() => {
     const log = memoryLogger()
     logs.push(log)
     return { runtime: runtimeWith(failing), options: requestLogging(log.logger) }
@@ -683,7 +682,7 @@ describe("an authenticator defect is a 500 too, never a 401 that hides it", () =
     Authenticator,
     Authenticator.of({ authenticate: () => Effect.die(new Error("key cache corrupted at /work/main/x.ts:1")) })
   )
-  const servers = bothAdapters(() => ({ runtime: runtimeWith(broken), options: requestLogging(log.logger) }))
+  const servers = everyAdapter(() => ({ runtime: runtimeWith(broken), options: requestLogging(log.logger) }))
 
   it("answers the generic 500 and logs it", async () => {
     for (const { name, server } of servers) {

@@ -65,7 +65,8 @@ describe.skipIf(databaseUrl === undefined)(
 
       const migrations = await adminQuery(url, `SELECT version FROM "${schema}".accord_migrations ORDER BY version`)
       expect(migrations.rows).toEqual(allMigrations.map((migration) => ({ version: migration.version })))
-      // Each seed row was inserted by exactly one of the two.
+      // Each seed row was inserted by exactly one of the two. Log lines are batched, so they may follow "listening".
+      await Promise.all(clis.map((cli) => cli.logged("seed loaded")))
       const seedReports = clis.map((cli) => cli.logLines().find((line) => line["msg"] === "seed loaded"))
       const added = (key: string) => seedReports.reduce((sum, report) => sum + Number(report?.[key]), 0)
       expect(added("credentialsAdded")).toBe(1)

@@ -1,0 +1,148 @@
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { execFileSync, spawn } from "node:child_process"
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { delimiter, dirname, join } from "node:path"
+import { repoRoot } from "./cli-helpers.js"
+
+/**
+ * What a project outside this repository gets: every public package packed with `npm pack`, the tarballs installed
+ * with `npm install --omit=dev` (no workspace links, no dev dependency), then the `accord` bin, a host as
+ * docs/embedding.md prints it, and the client's README example, run there (docs/embedding.md, "Installing").
+ */
+
+interface Manifest {
+  readonly name: string
+  readonly private?: boolean
+}
+
+const publicPackages = readdirSync(join(repoRoot, "packages"))
+  .map((dir) => JSON.parse(readFileSync(join(repoRoot, "packages", dir, "package.json"), "utf8")) as Manifest)
+  .filter((manifest) => manifest.private !== true)
+  .map((manifest) => manifest.name)
+
+/** npm, the same one that runs this test; with the Node.js that runs it first on the PATH (bins say `env node`). */
+const env = { ...process.env, PATH: `${dirname(process.execPath)}${delimiter}${process.env["PATH"] ?? ""}` }
+const npm = (args: ReadonlyArray<string>, cwd: string) =>
+  execFileSync("npm", ["--no-audit", "--no-fund", "--loglevel=error", ...args], { cwd, env, encoding: "utf8" })
+
+let scratch = ""
+
+beforeAll(() => {
+  execFileSync(process.execPath, [join(repoRoot, "node_modules/typescript/bin/tsc"), "-b"], { cwd: repoRoot })
+  scratch = mkdtempSync(join(tmpdir(), "accord-installed-"))
+  const tarballs = join(scratch, "tarballs")
+  mkdirSync(tarballs)
+  npm(["pack", ...publicPackages.flatMap((name) => ["-w", name]), "--pack-destination", tarballs], repoRoot)
+  const app = join(scratch, "app")
+  mkdirSync(app)
+  writeFileSync(join(app, "package.json"), JSON.stringify({ name: "accord-scratch", private: true, type: "module" }))
+  const files = readdirSync(tarballs).map((file) => join(tarballs, file))
+  npm(["install", "--omit=dev", ...files], app)
+  copyFileSync(join(repoRoot, "seed.json"), join(app, "seed.json"))
+}, 300_000)
+
+afterAll(() => {
+  if (scratch !== "") rmSync(scratch, { recursive: true, force: true })
+})
+
+const app = () => join(scratch, "app")
+
+interface Running {
+  /** The address from its stdout's first `listening on URL` line. */
+  readonly listening: Promise<string>
+  /** SIGTERM, then how it exited. */
+  readonly stop: () => Promise<{ readonly code: number | null; readonly signal: NodeJS.Signals | null }>
+}
+
+/** A process in the scratch project that prints `listening on URL` once it serves. */
+const spawnInApp = (command: string, args: ReadonlyArray<string>, extraEnv: Record<string, string> = {}): Running => {
+  const child = spawn(command, args, { cwd: app(), env: { ...env, ...extraEnv }, stdio: ["ignore", "pipe", "pipe"] })
+  let stdout = ""
+  let stderr = ""
+  child.stderr.on("data", (chunk: Buffer) => void (stderr += chunk.toString("utf8")))
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once("exit", (code, signal) => resolve({ code, signal }))
+  )
+  const listening = new Promise<string>((resolve, reject) => {
+    child.stdout.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString("utf8")
+      const found = /listening on (http:\/\/\S+)/.exec(stdout)
+      if (found?.[1] !== undefined) resolve(found[1])
+    })
+    void exited.then(() => reject(new Error(`exited before listening: ${stderr}`)))
+  })
+  return {
+    listening,
+    stop: () => {
+      child.kill("SIGTERM")
+      return exited
+    }
+  }
+}
+
+describe(`the public packages (${publicPackages.length}) packed and installed outside the workspace`, () => {
+  it("each installed package has its built files, types, README and LICENSE, and no test", () => {
+    for (const name of publicPackages) {
+      const dir = join(app(), "node_modules", name)
+      const entries = readdirSync(dir)
+      expect(entries, name).toEqual(expect.arrayContaining(["dist", "README.md", "LICENSE", "package.json"]))
+      expect(entries, name).not.toContain("test")
+      expect(
+        readdirSync(join(dir, "dist")).some((file) => file.endsWith(".d.ts")),
+        name
+      ).toBe(true)
+    }
+  })
+
+  it("the `accord` bin serves a seed: a PUT of the preferences is 200", async () => {
+    const cli = spawnInApp(join(app(), "node_modules/.bin/accord"), ["--port", "0", "--seed", "seed.json"])
+    const url = await cli.listening
+    const answer = await fetch(`${url}/api/users/v1/preferences/language/`, {
+      method: "PUT",
+      headers: { authorization: "Bearer u1-demo-token-7f3c9a", "content-type": "application/json" },
+      body: '{"language":"EN-us","timezone":60}'
+    })
+    expect(answer.status).toBe(200)
+    expect(await answer.json()).toMatchObject({ language: "en-US", timezone: 60 })
+    expect(await cli.stop()).toEqual({ code: 0, signal: null })
+  })
+
+  it("the Koa host of docs/embedding.md runs as printed: the host's route, and Accord's for its demo user", async () => {
+    copyFileSync(join(repoRoot, "docs/examples/koa-mount.ts"), join(app(), "koa-mount.ts"))
+    const host = spawnInApp(
+      process.execPath,
+      [
+        "--input-type=module",
+        "-e",
+        'const { server } = await import("./koa-mount.ts"); server.on("listening", () => console.log(`listening on http://127.0.0.1:${server.address().port}`)); process.on("SIGTERM", () => server.close())'
+      ],
+      { PORT: "0" }
+    )
+    const url = await host.listening
+    expect(await (await fetch(`${url}/hello`)).json()).toEqual({ hello: "world" })
+    // The guide's curl line: the snippet seeds u_1 with seed.json's demo token and two payment methods.
+    const methods = await fetch(`${url}/api/payments/v1/payment-methods/`, {
+      headers: { authorization: "Bearer u1-demo-token-7f3c9a" }
+    })
+    expect(methods.status).toBe(200)
+    const listed = (await methods.json()) as { data: ReadonlyArray<{ id: string }> }
+    expect(listed.data.map((method) => method.id)).toEqual(["pm_1", "pm_2"])
+    expect((await host.stop()).code).toBe(0)
+  })
+
+  it("the client's README example runs as printed and prints what it says", () => {
+    const readme = readFileSync(join(repoRoot, "packages/client/README.md"), "utf8")
+    const example = /^```ts\n([\s\S]*?)^```$/m.exec(readme)?.[1] ?? ""
+    writeFileSync(join(app(), "client-example.ts"), example)
+    const printed = execFileSync(process.execPath, ["client-example.ts"], { cwd: app(), env, encoding: "utf8" })
+    const promised = example
+      .split("\n")
+      .filter((line) => line.startsWith("// ") && /^\/\/ \d{3} |^\/\/ validation_failed/.test(line))
+      .map((line) => line.slice(3))
+    expect(promised.length).toBeGreaterThan(0)
+    // console.log folds a long object over several lines when stdout is not a terminal: compare with spaces folded.
+    const folded = (text: string) => text.replace(/\s+/g, " ").trim()
+    expect(folded(printed)).toBe(folded(promised.join("\n")))
+  })
+})

@@ -1,7 +1,7 @@
 import Router from "@koa/router"
 import Fastify, { type FastifyReply } from "fastify"
 import Koa, { type Context } from "koa"
-import type { IncomingMessage } from "node:http"
+import type { IncomingMessage, Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import {
   authenticate,
@@ -22,9 +22,28 @@ export interface BareServer {
   readonly close: () => Promise<void>
 }
 
+/** A Node server the framework made and started listening on loopback port 0, once it listens. */
+export const listeningServer = async (server: Server): Promise<BareServer> => {
+  if (!server.listening) {
+    await new Promise<void>((resolve, reject) => {
+      server.once("listening", resolve)
+      server.once("error", reject)
+    })
+  }
+  const { port } = server.address() as AddressInfo
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve())
+        server.closeAllConnections()
+      })
+  }
+}
+
 /** Largest body a server of the bench reads (the peers use it too). */
 export const BODY_LIMIT = 16_384
-const PAYMENT_METHOD_ROUTE = "/api/payments/v1/payment-methods/:id/"
+export const PAYMENT_METHOD_ROUTE = "/api/payments/v1/payment-methods/:id/"
 
 export const startBareFastify = async (store: BareStore): Promise<BareServer> => {
   // Fastify's own JSON parser (content type check, size limit, prototype poisoning checks) reads the body.
@@ -62,16 +81,24 @@ const readText = (request: IncomingMessage): Promise<string | undefined> =>
     request.once("error", reject)
   })
 
-/** Koa has no body parser of its own: read and parse by hand, as a bare Koa service would. */
-type BodyRead = { readonly ok: true; readonly body: unknown } | { readonly ok: false; readonly refusal: BareResponse }
+/** A body read and parsed by hand, or the refusal to answer instead. */
+export type BodyRead =
+  { readonly ok: true; readonly body: unknown } | { readonly ok: false; readonly refusal: BareResponse }
 
 const refuse = (refusal: BareResponse): BodyRead => ({ ok: false, refusal })
 
-const readJsonBody = async (ctx: Context): Promise<BodyRead> => {
-  if (!isJsonContentType(ctx.get("content-type") || undefined)) {
+/**
+ * For a framework without a JSON body parser of its own (Koa), or whose parser would answer other bodies (Hono's
+ * `c.req.json()`): the media type checked, the text read (undefined past the limit), then parsed.
+ */
+export const readJsonBody = async (
+  contentType: string | undefined,
+  readBodyText: () => Promise<string | undefined>
+): Promise<BodyRead> => {
+  if (!isJsonContentType(contentType)) {
     return refuse(problem(415, "unsupported_media_type", "The body must be sent as application/json (UTF-8)."))
   }
-  const text = await readText(ctx.req)
+  const text = await readBodyText()
   if (text === undefined) return refuse(problem(413, "payload_too_large", "The body is too large."))
   if (text === "") return { ok: true, body: undefined }
   try {
@@ -92,26 +119,16 @@ export const startBareKoa = async (store: BareStore): Promise<BareServer> => {
   router.put(LANGUAGE_PATH, async (ctx) => {
     const user = authenticate(store, ctx.get("authorization") || undefined)
     if (user === undefined) return write(ctx, unauthorized())
-    const read = await readJsonBody(ctx)
+    const read = await readJsonBody(ctx.get("content-type") || undefined, () => readText(ctx.req))
     write(ctx, read.ok ? updatePreferences(store, user, read.body) : read.refusal)
   })
   router.put(PAYMENT_METHOD_ROUTE, async (ctx) => {
     const user = authenticate(store, ctx.get("authorization") || undefined)
     if (user === undefined) return write(ctx, unauthorized())
-    const read = await readJsonBody(ctx)
+    const read = await readJsonBody(ctx.get("content-type") || undefined, () => readText(ctx.req))
     write(ctx, read.ok ? setDefaultPaymentMethod(store, user, ctx.params["id"] ?? "", read.body) : read.refusal)
   })
   const app = new Koa()
   app.use(router.routes())
-  const server = app.listen(0, "127.0.0.1")
-  await new Promise<void>((resolve) => server.once("listening", resolve))
-  const { port } = server.address() as AddressInfo
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve())
-        server.closeAllConnections()
-      })
-  }
+  return listeningServer(app.listen(0, "127.0.0.1"))
 }

@@ -1,14 +1,17 @@
 /** What the bench and its child processes say to each other over IPC. */
 
 /**
- * The benchmarked servers: Accord's adapters, the bare baselines doing the same work by hand, and two peers a user
- * comparing contract-first libraries would pick instead (ts-rest on Fastify, effect's HttpApi on Node's HTTP server).
+ * The servers server.ts starts in a process of its own: Accord's adapters without the CLI around them, the bare
+ * baselines doing the same work by hand, and two peers a user comparing contract-first libraries would pick instead
+ * (ts-rest on Fastify, effect's HttpApi on Node's HTTP server).
  */
 export const SERVER_KINDS = [
   "fastify-accord",
   "fastify-bare",
   "koa-accord",
   "koa-bare",
+  "express-bare",
+  "hono-bare",
   "fastify-tsrest",
   "effect-httpapi"
 ] as const
@@ -28,6 +31,34 @@ export type PeerKind = (typeof PEER_KINDS)[number]
 
 export const isServerKind = (value: string | undefined): value is ServerKind =>
   SERVER_KINDS.some((kind) => kind === value)
+
+/** The CLI's adapters (`npm start -- --adapter A`), each run by the bench as a user runs it (cli-server.ts). */
+export const CLI_ADAPTERS = ["fastify", "koa", "express", "fetch"] as const
+export type CliAdapter = (typeof CLI_ADAPTERS)[number]
+
+/** The CLI at its default log level (one access log line per request), and with `--log-level warn` (none). */
+export type CliKind = `cli-${CliAdapter}` | `cli-${CliAdapter}-warn`
+export const cliKind = (adapter: CliAdapter, logLevel: "default" | "warn"): CliKind =>
+  logLevel === "warn" ? `cli-${adapter}-warn` : `cli-${adapter}`
+
+/** What each CLI adapter is compared with: its framework, bare; the fetch adapter's is Hono on @hono/node-server. */
+export const CLI_BARE_OF = {
+  fastify: "fastify-bare",
+  koa: "koa-bare",
+  express: "express-bare",
+  fetch: "hono-bare"
+} as const satisfies Record<CliAdapter, ServerKind>
+
+/**
+ * The Fastify CLI on `--store pglite --data-dir DIR` at `--log-level warn`: beside `cli-fastify-warn` (the memory
+ * store, same adapter and level), it states what the PGlite store costs per request.
+ */
+export const CLI_PGLITE = "cli-fastify-pglite-warn" as const
+/** The memory-store server the PGlite row is read against. */
+export const CLI_PGLITE_AGAINST = "cli-fastify-warn" as const satisfies CliKind
+
+/** Every server the HTTP sections can measure. */
+export type BenchServerKind = ServerKind | CliKind | typeof CLI_PGLITE
 
 export interface ServerReady {
   readonly type: "ready"

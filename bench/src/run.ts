@@ -1,57 +1,42 @@
-import type { ChildProcess } from "node:child_process"
-import { readFileSync, writeFileSync } from "node:fs"
-import { availableParallelism, loadavg, release, totalmem } from "node:os"
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { availableParallelism, loadavg, release, tmpdir, totalmem } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { benchHeaders, scenarios, type Scenario } from "./fixtures.js"
+import { benchHeaders, type Scenario } from "./fixtures.js"
+import { behavedAs, calibrate, startBusyLoop, type Calibration } from "./machine.js"
+import { isCompleteRun, parseBenchConfig, usage, type BenchConfig } from "./options.js"
 import { cpuSecondsOf, forkChild, messageOf, runLoad, stopChild } from "./processes.js"
 import {
-  ADAPTER_KINDS,
   BARE_OF,
-  PEER_KINDS,
-  SERVER_KINDS,
+  CLI_BARE_OF,
+  CLI_PGLITE,
+  cliKind,
+  type AdapterKind,
+  type BenchServerKind,
   type MemoryResult,
-  type MicroResult,
-  type ServerKind
+  type MicroResult
 } from "./protocol.js"
 import { renderReport, type HttpRun } from "./report.js"
+import { cliOptionsOf, startBenchServer, writeSeedFile, type BenchServer, type ServerContext } from "./servers.js"
 
 /**
- * `npm run bench`: the adapters on store-memory against bare-framework baselines and two peer libraries (ts-rest on
+ * `npm run bench [-- options]`: the CLI server as users run it (each adapter, default log level and `--log-level
+ * warn`) and Accord's adapters without the CLI, against bare-framework baselines and two peer libraries (ts-rest on
  * Fastify, effect's HttpApi), each server in its own process, autocannon here; then micro benchmarks and store memory
- * in fresh child processes; prints the tables and writes bench/RESULTS.md. Durations and sizes come from the
- * environment (see README.md).
+ * in fresh child processes; prints the tables and an acceptance check, and writes bench/RESULTS.md. Options:
+ * options.ts (`--help`) and README.md.
  */
 
 const here = dirname(fileURLToPath(import.meta.url))
-const numberFrom = (name: string, fallback: number): number => {
-  const value = Number(process.env[name] ?? fallback)
-  if (!Number.isFinite(value) || value < 0) throw new Error(`${name} must be a non-negative number`)
-  return value
-}
 
-const sections = new Set((process.env["BENCH_ONLY"] ?? "http,micro,memory").split(",").map((part) => part.trim()))
-const config = {
-  durationSeconds: numberFrom("BENCH_DURATION", 3),
-  warmupSeconds: numberFrom("BENCH_WARMUP", 1),
-  /** Once per server and scenario before the rounds: a fresh process spends its first seconds compiling. */
-  initialWarmupSeconds: numberFrom("BENCH_INITIAL_WARMUP", 4),
-  rounds: Math.max(1, numberFrom("BENCH_ROUNDS", 5)),
-  connections: Math.max(1, numberFrom("BENCH_CONNECTIONS", 10)),
-  users: Math.max(1, numberFrom("BENCH_USERS", 1000)),
-  memoryUsers: Math.max(1, numberFrom("BENCH_MEMORY_USERS", 100_000)),
-  /** With BENCH_MAX_LOAD, wait (up to 10 minutes) for the 1-minute load average to fall below it first. */
-  maxLoad: process.env["BENCH_MAX_LOAD"] === undefined ? undefined : numberFrom("BENCH_MAX_LOAD", 0),
-  /** With BENCH_CPU_PROF_DIR, servers run with --cpu-prof and write their profiles there on exit. */
-  cpuProfileDir: process.env["BENCH_CPU_PROF_DIR"]
+interface PinnedNode {
+  readonly devDependencies?: { readonly node?: string }
 }
-const complete = ["http", "micro", "memory"].every((section) => sections.has(section))
-const resultsPath = process.env["BENCH_RESULTS"] ?? join(here, "..", complete ? "RESULTS.md" : "RESULTS.partial.md")
 
 const load1 = (): number => loadavg()[0] ?? 0
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-const waitForQuietMachine = async (): Promise<void> => {
+const waitForQuietMachine = async (config: BenchConfig): Promise<void> => {
   if (config.maxLoad === undefined) return
   const deadline = Date.now() + 10 * 60_000
   while (load1() >= config.maxLoad && Date.now() < deadline) {
@@ -60,8 +45,97 @@ const waitForQuietMachine = async (): Promise<void> => {
   }
 }
 
-/** The baseline must answer what the adapter answers, or the comparison means nothing. */
-const IGNORED_HEADERS = new Set(["date", "connection", "keep-alive", "x-request-id"])
+/**
+ * The servers of the selected sections in measuring order: each next to its baseline, so that alternating the order
+ * between rounds leaves their pairing unchanged.
+ */
+const ORDER: ReadonlyArray<BenchServerKind> = [
+  "fastify-bare",
+  "fastify-accord",
+  "cli-fastify",
+  "cli-fastify-warn",
+  "cli-fastify-pglite-warn",
+  "fastify-tsrest",
+  "koa-bare",
+  "koa-accord",
+  "cli-koa",
+  "cli-koa-warn",
+  "express-bare",
+  "cli-express",
+  "cli-express-warn",
+  "hono-bare",
+  "cli-fetch",
+  "cli-fetch-warn",
+  "effect-httpapi"
+]
+
+const HTTP_SECTION_KINDS: ReadonlyArray<BenchServerKind> = [
+  "fastify-accord",
+  "fastify-bare",
+  "koa-accord",
+  "koa-bare",
+  "fastify-tsrest",
+  "effect-httpapi"
+]
+
+/**
+ * The CLI comparison: each selected adapter at both log levels, its bare framework, and ts-rest; with Fastify (the
+ * default adapter), also the PGlite store next to the memory store.
+ */
+const cliSectionKinds = (config: BenchConfig): ReadonlyArray<BenchServerKind> => [
+  ...config.adapters.flatMap((adapter) => [
+    cliKind(adapter, "default"),
+    cliKind(adapter, "warn"),
+    CLI_BARE_OF[adapter],
+    ...(adapter === "fastify" ? [CLI_PGLITE] : [])
+  ]),
+  "fastify-tsrest"
+]
+
+const ordered = (kinds: Iterable<BenchServerKind>): ReadonlyArray<BenchServerKind> => {
+  const wanted = new Set(kinds)
+  return ORDER.filter((kind) => wanted.has(kind))
+}
+
+/** One autocannon load, and the servers measured under it in each round. */
+interface LoadCase {
+  readonly scenario: Scenario
+  readonly connections: number
+  readonly kinds: ReadonlyArray<BenchServerKind>
+}
+
+/**
+ * The first connection count measures every server on every scenario; the others (50 by default) the CLI comparison
+ * only, on the wide scenarios: what the issue's acceptance reads, in a run that fits in about a quarter of an hour.
+ */
+const loadCases = (config: BenchConfig): ReadonlyArray<LoadCase> => {
+  const cli = config.sections.has("cli") ? cliSectionKinds(config) : []
+  const all = ordered([...(config.sections.has("http") ? HTTP_SECTION_KINDS : []), ...cli])
+  if (all.length === 0) return []
+  const [first = 10, ...others] = config.connections
+  const wide = config.scenarios.filter((scenario) => config.wideScenarios.includes(scenario))
+  return [
+    ...config.scenarios.map((scenario) => ({ scenario, connections: first, kinds: all })),
+    ...(cli.length === 0
+      ? []
+      : others.flatMap((connections) => wide.map((scenario) => ({ scenario, connections, kinds: ordered(cli) }))))
+  ]
+}
+
+/** Seconds the run should take, printed before it starts (server starts, micro and memory roughly). */
+const estimateSeconds = (config: BenchConfig, cases: ReadonlyArray<LoadCase>): number => {
+  const servers = new Set(cases.flatMap((entry) => entry.kinds)).size
+  const initial = config.initialWarmupSeconds * servers * config.scenarios.length
+  const perRound =
+    cases.reduce((sum, entry) => sum + entry.kinds.length, 0) * (config.warmupSeconds + config.durationSeconds)
+  const other = (config.sections.has("micro") ? 30 : 0) + (config.sections.has("memory") ? 20 : 0)
+  return initial + config.modes.length * config.rounds * perRound + servers * 1.5 + 10 + other
+}
+
+/** The baseline must answer what the server answers, or the comparison means nothing. */
+// `etag`: Accord's conditional requests (docs/api.md) are a feature the bare baselines do not build; hashing the body
+// for it (about 1 µs for a preferences body) is part of what Accord's rows pay.
+const IGNORED_HEADERS = new Set(["date", "connection", "keep-alive", "x-request-id", "etag"])
 const probe = async (url: string, scenario: Scenario) => {
   const request = scenario.requests[0]
   if (request === undefined) throw new Error(`${scenario.name}: no request`)
@@ -78,84 +152,130 @@ const probe = async (url: string, scenario: Scenario) => {
 }
 
 /**
- * Each adapter against its bare baseline: status, headers and body keys. Each peer against bare Fastify: status 200
- * and the same body keys. The peers' headers are compared too, since today they match: ts-rest sends bare Fastify's
+ * What each server is checked against: an adapter (with or without the CLI) against its bare framework, everything
+ * else against bare Fastify. The peers' headers are compared too, since today they match: ts-rest sends bare Fastify's
  * headers; effect's HttpApi sends the same set (its schemas carry bare-domain's content types, a router middleware
- * adds the other three), in another order (not compared) and with Node's `keep-alive: timeout=5` instead of
- * Fastify's 72 (keep-alive is among IGNORED_HEADERS). Where a peer cannot match bare, it is on paths the benchmark
- * does not send (README.md, "The peers").
+ * adds the other three), in another order (not compared) and with Node's `keep-alive: timeout=5` instead of Fastify's
+ * 72 (keep-alive is among IGNORED_HEADERS). Where a peer cannot match bare, it is on paths the benchmark does not send
+ * (README.md, "The peers"). When that server is not running, the first bare framework that is stands in: they all
+ * answer the same.
  */
-const checkEquivalent = async (urls: ReadonlyMap<ServerKind, string>): Promise<void> => {
-  const pairs: ReadonlyArray<readonly [ServerKind, ServerKind]> = [
-    ...ADAPTER_KINDS.map((adapter) => [adapter, BARE_OF[adapter]] as const),
-    ...PEER_KINDS.map((peer) => [peer, "fastify-bare"] as const)
-  ]
+const referenceOf = (kind: BenchServerKind, running: ReadonlyArray<BenchServerKind>): BenchServerKind | undefined => {
+  const cli = cliOptionsOf(kind)
+  const preferred =
+    cli !== undefined ? CLI_BARE_OF[cli.adapter] : kind in BARE_OF ? BARE_OF[kind as AdapterKind] : "fastify-bare"
+  const bare = running.filter((other) => other.endsWith("-bare") && other !== kind)
+  return running.includes(preferred) && preferred !== kind ? preferred : bare[0]
+}
+
+const checkEquivalent = async (
+  servers: ReadonlyMap<BenchServerKind, BenchServer>,
+  scenarios: ReadonlyArray<Scenario>
+) => {
+  const running = [...servers.keys()]
   for (const scenario of scenarios) {
-    for (const [kind, bare] of pairs) {
-      const [a, b] = await Promise.all([probe(urls.get(kind) ?? "", scenario), probe(urls.get(bare) ?? "", scenario)])
+    for (const kind of running) {
+      const reference = referenceOf(kind, running)
+      if (reference === undefined) continue
+      const [a, b] = await Promise.all([
+        probe(servers.get(kind)?.url ?? "", scenario),
+        probe(servers.get(reference)?.url ?? "", scenario)
+      ])
       if (a.status !== 200 || JSON.stringify(a) !== JSON.stringify(b)) {
         throw new Error(
-          `${scenario.name}: ${kind} and ${bare} answer differently:\n${JSON.stringify(a)}\n${JSON.stringify(b)}`
+          `${scenario.name}: ${kind} and ${reference} answer differently:\n${JSON.stringify(a)}\n${JSON.stringify(b)}`
         )
       }
     }
   }
 }
 
-const median = (values: ReadonlyArray<number>): number => {
-  const sorted = [...values].sort((a, b) => a - b)
-  const middle = Math.floor(sorted.length / 2)
-  return sorted.length % 2 === 1
-    ? (sorted[middle] ?? Number.NaN)
-    : ((sorted[middle - 1] ?? 0) + (sorted[middle] ?? 0)) / 2
-}
-
-const runHttp = async (): Promise<ReadonlyArray<HttpRun>> => {
-  const kinds: ReadonlyArray<ServerKind> = SERVER_KINDS
-  const profile = config.cpuProfileDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${config.cpuProfileDir}`]
-  const children = new Map<ServerKind, ChildProcess>()
-  const urls = new Map<ServerKind, string>()
+const runHttp = async (config: BenchConfig, cases: ReadonlyArray<LoadCase>): Promise<ReadonlyArray<HttpRun>> => {
+  if (cases.length === 0) return []
+  const workDir = mkdtempSync(join(tmpdir(), "accord-bench-"))
+  const context: ServerContext = {
+    users: config.users,
+    workDir,
+    execArgv: config.cpuProfileDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${config.cpuProfileDir}`]
+  }
+  writeSeedFile(context)
+  const servers = new Map<BenchServerKind, BenchServer>()
+  let failed = false
   try {
-    for (const kind of kinds) {
-      const child = forkChild("server.js", [kind, String(config.users)], profile)
-      children.set(kind, child)
-      urls.set(kind, (await messageOf(child, "ready")).url)
+    for (const kind of ordered(cases.flatMap((entry) => entry.kinds))) {
+      servers.set(kind, await startBenchServer(kind, context))
     }
-    await checkEquivalent(urls)
-    if (config.initialWarmupSeconds > 0) {
-      for (const scenario of scenarios) {
-        for (const kind of kinds)
-          await runLoad(urls.get(kind) ?? "", scenario, config.initialWarmupSeconds, config.connections)
-      }
-    }
-    const runs: Array<HttpRun> = []
-    for (let round = 1; round <= config.rounds; round++) {
-      for (const scenario of scenarios) {
-        // Every server in every round, in one order in odd rounds and the reverse in even ones, so a drift in machine
-        // load favours none of them (each adapter stays next to its baseline, so their pairing is unchanged).
-        for (const kind of round % 2 === 1 ? kinds : [...kinds].reverse()) {
-          const url = urls.get(kind) ?? ""
-          const pid = children.get(kind)?.pid
-          if (config.warmupSeconds > 0) await runLoad(url, scenario, config.warmupSeconds, config.connections)
-          const cpuBefore = cpuSecondsOf(pid)
-          const result = await runLoad(url, scenario, config.durationSeconds, config.connections)
-          const cpuAfter = cpuSecondsOf(pid)
-          if (result.failures > 0) throw new Error(`${kind} ${scenario.name}: ${result.failures} failed requests`)
-          const cpuMicrosPerRequest =
-            cpuBefore === undefined || cpuAfter === undefined
-              ? Number.NaN
-              : ((cpuAfter - cpuBefore) * 1e6) / result.requests
-          runs.push({ round, scenario: scenario.name, kind, ...result, cpuMicrosPerRequest })
-          console.log(
-            `round ${round} ${scenario.name.padEnd(18)} ${kind.padEnd(14)} ${result.requestsPerSecond.toFixed(0).padStart(7)} req/s  ` +
-              `p50 ${result.p50Ms.toFixed(2)} ms  p99 ${result.p99Ms.toFixed(2)} ms  server CPU ${cpuMicrosPerRequest.toFixed(1)} us/req  (load ${load1().toFixed(2)})`
-          )
+    await checkEquivalent(servers, config.scenarios)
+    const [first] = cases
+    if (config.initialWarmupSeconds > 0 && first !== undefined) {
+      console.log(`warming up: ${config.initialWarmupSeconds} s per server and scenario`)
+      for (const scenario of config.scenarios) {
+        for (const server of servers.values()) {
+          await runLoad(server.url, scenario, config.initialWarmupSeconds, first.connections)
+          server.log?.clearLog()
         }
       }
     }
+    const runs: Array<HttpRun> = []
+    let round = 0
+    for (const mode of config.modes) {
+      const busyLoop = mode === "busy" ? await startBusyLoop() : undefined
+      try {
+        for (let modeRound = 1; modeRound <= config.rounds; modeRound++) {
+          round++
+          for (const { scenario, connections, kinds } of cases) {
+            // Every server in every round, in one order in odd rounds and the reverse in even ones, so a drift in
+            // machine load favours none of them (each server stays next to its baseline, so their pairing holds).
+            for (const kind of round % 2 === 1 ? kinds : [...kinds].reverse()) {
+              const server = servers.get(kind)
+              if (server === undefined) throw new Error(`${kind} is not running`)
+              if (config.warmupSeconds > 0) await runLoad(server.url, scenario, config.warmupSeconds, connections)
+              server.log?.markLog()
+              const cpuBefore = cpuSecondsOf(server.pid)
+              const result = await runLoad(server.url, scenario, config.durationSeconds, connections)
+              const cpuAfter = cpuSecondsOf(server.pid)
+              const log = server.log?.logSinceMark()
+              if (result.failures > 0) throw new Error(`${kind} ${scenario.name}: ${result.failures} failed requests`)
+              const cpuMicrosPerRequest =
+                cpuBefore === undefined || cpuAfter === undefined
+                  ? Number.NaN
+                  : ((cpuAfter - cpuBefore) * 1e6) / result.requests
+              runs.push({
+                mode,
+                round: modeRound,
+                scenario: scenario.name,
+                connections,
+                kind,
+                requestsPerSecond: result.requestsPerSecond,
+                p50Ms: result.p50Ms,
+                p99Ms: result.p99Ms,
+                cpuMicrosPerRequest,
+                logBytesPerRequest: log === undefined ? undefined : log.bytes / result.requests,
+                logLinesPerRequest: log === undefined ? undefined : log.lines / result.requests
+              })
+              console.log(
+                `${mode} round ${modeRound} ${scenario.name.padEnd(18)} ${String(connections).padStart(3)} conn ${kind.padEnd(16)} ` +
+                  `${result.requestsPerSecond.toFixed(0).padStart(7)} req/s  p50 ${result.p50Ms.toFixed(2)} ms  ` +
+                  `p99 ${result.p99Ms.toFixed(2)} ms  CPU ${cpuMicrosPerRequest.toFixed(1)} µs/req` +
+                  (log === undefined ? "" : `  log ${(log.lines / result.requests).toFixed(2)} lines/req`) +
+                  `  (load ${load1().toFixed(2)})`
+              )
+            }
+          }
+        }
+      } finally {
+        await busyLoop?.stop()
+      }
+    }
     return runs
+  } catch (error) {
+    failed = true
+    throw error
   } finally {
-    await Promise.all([...children.values()].map(stopChild))
+    await Promise.all([...servers.values()].map((server) => server.stop()))
+    // A failed run keeps the CLI servers' logs for a look.
+    if (failed) console.error(`the servers' seed and logs are kept in ${workDir}`)
+    else rmSync(workDir, { recursive: true, force: true })
   }
 }
 
@@ -188,15 +308,56 @@ const cpuModel = (): string => {
   }
 }
 
+const describeCalibration = (when: string, calibration: Calibration): string =>
+  `${when}: loopback round trip ${calibration.roundTripMicros.toFixed(1)} µs as found, ` +
+  `${calibration.roundTripMicrosBusyLoop.toFixed(1)} µs with the busy-loop (behaves as ${behavedAs(calibration)}); ` +
+  `counting loop ${calibration.loopNanos.toFixed(2)} ns/iteration`
+
 const main = async (): Promise<void> => {
+  const parsed = parseBenchConfig(process.argv.slice(2), process.env)
+  if (parsed.help) {
+    process.stdout.write(usage)
+    return
+  }
+  const config = parsed.config
+  // micro.ts and memory.ts read their sizes from the environment.
   process.env["BENCH_USERS"] = String(config.users)
   process.env["BENCH_MEMORY_USERS"] = String(config.memoryUsers)
-  await waitForQuietMachine()
+  const cases = loadCases(config)
+  // The CLI servers run on this Node: `npm run bench` puts the project's pinned one first on the PATH.
+  const pinned = (JSON.parse(readFileSync(join(here, "..", "..", "package.json"), "utf8")) as PinnedNode)
+    .devDependencies?.node
+  if (pinned !== undefined && pinned !== process.versions.node)
+    console.warn(`warning: Node ${process.versions.node}, not the project's ${pinned}: run it with \`npm run bench\``)
+  const resultsPath =
+    config.resultsPath ?? join(here, "..", isCompleteRun(config) ? "RESULTS.md" : "RESULTS.partial.md")
+  console.log(
+    `bench: ${[...config.sections].join(", ")}; machine mode ${config.modes.join(" then ")}; ${config.rounds} rounds of ` +
+      `${config.warmupSeconds} + ${config.durationSeconds} s; connections ${config.connections.join(", ")}; ` +
+      `Node ${process.version} (${process.execPath}); about ${Math.ceil(estimateSeconds(config, cases) / 60)} min`
+  )
+  if (config.plan) {
+    for (const { scenario, connections, kinds } of cases)
+      console.log(`${scenario.name}, ${connections} connections: ${kinds.join(", ")}`)
+    console.log(
+      `then ${[...config.sections].filter((section) => section === "micro" || section === "memory").join(", ") || "nothing else"}; results to ${resultsPath}`
+    )
+    return
+  }
+  await waitForQuietMachine(config)
   const loadBefore = loadavg()
   const started = new Date()
-  const http = sections.has("http") ? await runHttp() : []
-  const micro = sections.has("micro") ? await runMicro() : []
-  const memory = sections.has("memory") ? await runMemory() : undefined
+  const calibrations: Array<{ when: string; calibration: Calibration }> = []
+  const calibrateNow = async (when: string) => {
+    const calibration = await calibrate()
+    calibrations.push({ when, calibration })
+    console.log(describeCalibration(when, calibration))
+  }
+  if (cases.length > 0) await calibrateNow("before")
+  const http = await runHttp(config, cases)
+  if (cases.length > 0) await calibrateNow("after")
+  const micro = config.sections.has("micro") ? await runMicro() : []
+  const memory = config.sections.has("memory") ? await runMemory() : undefined
   const report = renderReport({
     machine: {
       cpu: cpuModel(),
@@ -207,13 +368,13 @@ const main = async (): Promise<void> => {
       loadBefore,
       loadAfter: loadavg()
     },
+    calibrations,
     started,
     seconds: (Date.now() - started.getTime()) / 1000,
     config,
     http,
     micro,
     memory,
-    median,
     remainingCosts: readFileSync(join(here, "..", "remaining-costs.md"), "utf8")
   })
   console.log("\n" + report.console)

@@ -18,8 +18,11 @@ import { isServerKind, type ServerKind, type ServerReady } from "./protocol.js"
 const start = async (kind: ServerKind, users: number): Promise<{ url: string; close: () => Promise<void> }> => {
   if (kind === "fastify-bare") return startBareFastify(makeBareStore(users))
   if (kind === "koa-bare") return startBareKoa(makeBareStore(users))
-  // The peers keep their state in the bare baselines' store and do their work through bare-domain.ts. They are
-  // imported only in their own process, so the other servers load exactly what they loaded before the peers came.
+  // The peers and the later baselines keep their state in the bare baselines' store and do their work through
+  // bare-domain.ts. They are imported only in their own process, so the other servers load exactly what they loaded
+  // before these came.
+  if (kind === "express-bare") return (await import("./bare-express.js")).startBareExpress(makeBareStore(users))
+  if (kind === "hono-bare") return (await import("./bare-hono.js")).startBareHono(makeBareStore(users))
   if (kind === "fastify-tsrest") return (await import("./peer-tsrest.js")).startTsRestFastify(makeBareStore(users))
   if (kind === "effect-httpapi") return (await import("./peer-effect.js")).startEffectHttpApi(makeBareStore(users))
   const runtime: AccordRuntime = ManagedRuntime.make(

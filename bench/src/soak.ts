@@ -2,8 +2,8 @@ import autocannon from "autocannon"
 import { spawn, type ChildProcess } from "node:child_process"
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { availableParallelism, tmpdir, totalmem } from "node:os"
-import { dirname, join } from "node:path"
-import { fileURLToPath } from "node:url"
+import { join } from "node:path"
+import { serverMainJs as mainJs } from "./cli-server.js"
 import { LANGUAGE_PATH, PAYMENT_METHOD_PATH, paymentMethodIds, seedInput, userToken } from "./fixtures.js"
 
 /**
@@ -13,9 +13,6 @@ import { LANGUAGE_PATH, PAYMENT_METHOD_PATH, paymentMethodIds, seedInput, userTo
  * Any other status, a socket error or a timeout is a failure (exit code 1). The child's resident memory is sampled
  * every second from /proc; the report shows its curve and whether it levels off. Not part of `npm test` or CI.
  */
-
-const here = dirname(fileURLToPath(import.meta.url))
-const mainJs = join(here, "..", "..", "packages", "server", "dist", "main.js")
 
 const numberFrom = (name: string, fallback: number): number => {
   const value = Number(process.env[name] ?? fallback)

@@ -14,6 +14,8 @@ export const paymentMethodIds = (index: number): readonly [string, string, strin
 
 /** What the load generator sends: two requests per scenario, taken in turn, so every other request changes state. */
 export interface Scenario {
+  /** How options name it (`--scenarios language`). */
+  readonly id: string
   readonly name: string
   readonly requests: ReadonlyArray<{ readonly path: string; readonly body: string }>
 }
@@ -24,6 +26,7 @@ export const PAYMENT_METHOD_PATH = (id: string): string => `/api/payments/v1/pay
 /** The benchmarked user is user 0; the others only make the store a realistic size. */
 export const scenarios: ReadonlyArray<Scenario> = [
   {
+    id: "language",
     name: "PUT language",
     requests: [
       { path: LANGUAGE_PATH, body: '{"language":"en-US","timezone":60,"mfa_enabled":true}' },
@@ -31,6 +34,7 @@ export const scenarios: ReadonlyArray<Scenario> = [
     ]
   },
   {
+    id: "payment-method",
     name: "PUT payment method",
     requests: [
       { path: PAYMENT_METHOD_PATH(paymentMethodIds(0)[0]), body: '{"is_default":true}' },

@@ -14,7 +14,7 @@ const nodeBuiltins = {
   message: "Core is runtime-neutral: Node-only APIs belong in @accord/node (packages/node)."
 }
 
-/** Core knows no framework, no driver, no logger, no UI, no other Accord package. */
+/** Core knows no framework, no driver, no logger, no UI, and no Accord package but the contract it implements. */
 const coreForbidden = [
   {
     regex: "^(koa|fastify|express|pg|pino|jose)(/.*)?$",
@@ -26,7 +26,11 @@ const coreForbidden = [
     regex: "^swagger-ui(-dist)?(/.*)?$",
     message: "Core serves no UI of its own: the API reference page is @accord/api-reference, passed as `docs`."
   },
-  { regex: "^@accord/", message: "Core imports no other Accord package (and itself only through relative paths)." }
+  {
+    regex: "^@accord/(?!contract$)",
+    message:
+      "Core imports no Accord package but @accord/contract, the API it implements (and itself only through relative paths)."
+  }
 ]
 
 /** The domain is the innermost layer: the HTTP binding and the use cases build on it, never the other way round. */
@@ -57,7 +61,7 @@ const nodeForbidden = [
   }
 ]
 
-/** The client runs in browsers and any fetch runtime: no Node API, no server-side package, core only. */
+/** The client runs in browsers and any fetch runtime: no Node API, no server-side package, the contract only. */
 const clientForbidden = [
   { ...nodeBuiltins, message: "@accord/client runs in browsers and any fetch runtime: no Node-only API." },
   {
@@ -69,9 +73,31 @@ const clientForbidden = [
     message: "@accord/client is a client: no server framework or driver."
   },
   {
-    regex: "^@accord/(?!core$)",
-    message: "@accord/client imports @accord/core only (its route table and Schemas), never a Node or server package."
+    regex: "^@accord/(?!contract$)",
+    message:
+      "@accord/client imports @accord/contract only (its operations and Schemas), never core (use cases, ports) or a Node or server package."
   }
+]
+
+/** The contract is the API as data: it depends on effect alone (the client and the audits need only it). */
+const contractForbidden = [
+  {
+    regex: "^(?!(effect(/.*)?|\\.{1,2}/.*)$)",
+    message:
+      "@accord/contract depends on effect alone: no Accord package (core binds to the contract, not the reverse), no Node API, no other library."
+  }
+]
+
+/** Node globals, refused where code must run on any runtime. */
+const nodeGlobals = [
+  "process",
+  "Buffer",
+  "__dirname",
+  "__filename",
+  "require",
+  "global",
+  "setImmediate",
+  "clearImmediate"
 ]
 
 const restrictImports = (...patterns) => ["error", { patterns }]
@@ -89,17 +115,33 @@ export default defineConfig(
     }
   },
   {
+    // The committed bin entry points are plain JavaScript run by Node.
+    files: ["packages/*/bin/*.js"],
+    languageOptions: { globals: { process: "readonly" } }
+  },
+  {
+    files: ["packages/contract/src/**"],
+    rules: {
+      "no-restricted-imports": restrictImports(...contractForbidden),
+      "no-restricted-globals": [
+        "error",
+        ...nodeGlobals.map((name) => ({
+          name,
+          message: "@accord/contract runs anywhere effect does: no Node globals."
+        }))
+      ]
+    }
+  },
+  {
     files: ["packages/core/src/**"],
     rules: {
       "no-restricted-imports": restrictImports(...coreForbidden, nodeBuiltins),
       "no-restricted-globals": [
         "error",
-        ...["process", "Buffer", "__dirname", "__filename", "require", "global", "setImmediate", "clearImmediate"].map(
-          (name) => ({
-            name,
-            message: "Core is runtime-neutral: Node globals belong in @accord/node (packages/node)."
-          })
-        )
+        ...nodeGlobals.map((name) => ({
+          name,
+          message: "Core is runtime-neutral: Node globals belong in @accord/node (packages/node)."
+        }))
       ]
     }
   },
@@ -121,8 +163,22 @@ export default defineConfig(
           message: "Stores import core only, never an adapter or the server."
         },
         { regex: "^(koa|fastify)(/.*)?$", message: "Stores know no HTTP framework." },
-        { regex: "^(@koa|@fastify)/", message: "Stores know no HTTP framework." }
+        { regex: "^(@koa|@fastify)/", message: "Stores know no HTTP framework." },
+        {
+          regex: "^@accord/node$",
+          message: "Stores take token digests from @accord/node/token-digest, without the HTTP bridge and servers."
+        }
       )
+    }
+  },
+  {
+    // The option table serves any command (the server's, the store's accord-migrate): it knows no Accord package.
+    files: ["packages/cli-options/src/**"],
+    rules: {
+      "no-restricted-imports": restrictImports({
+        regex: "^@accord/",
+        message: "@accord/cli-options serves every command alike: it imports no Accord package."
+      })
     }
   },
   {
@@ -145,9 +201,10 @@ export default defineConfig(
       "no-restricted-imports": restrictImports(...clientForbidden),
       "no-restricted-globals": [
         "error",
-        ...["process", "Buffer", "__dirname", "__filename", "require", "global", "setImmediate", "clearImmediate"].map(
-          (name) => ({ name, message: "@accord/client runs in browsers and any fetch runtime: no Node globals." })
-        )
+        ...nodeGlobals.map((name) => ({
+          name,
+          message: "@accord/client runs in browsers and any fetch runtime: no Node globals."
+        }))
       ]
     }
   },
@@ -183,12 +240,10 @@ export default defineConfig(
       ),
       "no-restricted-globals": [
         "error",
-        ...["process", "Buffer", "__dirname", "__filename", "require", "global", "setImmediate", "clearImmediate"].map(
-          (name) => ({
-            name,
-            message: "@accord/adapter-fetch runs on any fetch runtime: Node globals belong in src/node.ts."
-          })
-        )
+        ...nodeGlobals.map((name) => ({
+          name,
+          message: "@accord/adapter-fetch runs on any fetch runtime: Node globals belong in src/node.ts."
+        }))
       ]
     }
   }

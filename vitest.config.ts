@@ -14,6 +14,8 @@ export default defineConfig({
     // Vitest 5 clears every mock before each test by default; the README example tests record a call at import time
     // and assert it in a test, as they did under Vitest 3.
     clearMocks: false,
+    // A database of the suites' own whose public schema already holds Accord's tables (see the file).
+    globalSetup: ["./vitest.global-setup.ts"],
     testTimeout: 30_000,
     hookTimeout: 60_000
   }

@@ -1,15 +1,20 @@
 import express, { type NextFunction, type Request, type Response } from "express"
-import { Layer, ManagedRuntime, Result } from "effect"
+import { Layer, ManagedRuntime, Schema } from "effect"
+import { Seed } from "@accord/core"
 import { ScryptPasswordHasherLive } from "@accord/node"
-import { MemoryStoreLive } from "@accord/store-memory"
-import { JwtAuthenticatorLive, jwtConfigFromEnv } from "@accord/auth-jwt"
+import { makeMemoryStore } from "@accord/store-memory"
 import { accordExpressRouter } from "@accord/adapter-express"
 
-// The same JWT settings from the environment as in the Fastify example.
-const jwt = Result.getOrThrowWith(jwtConfigFromEnv(process.env), (error) => error)
-const runtime = ManagedRuntime.make(
-  Layer.mergeAll(MemoryStoreLive, JwtAuthenticatorLive(jwt), ScryptPasswordHasherLive())
-)
+// Accord's runtime for a first run: an in-memory store holding user u_1, with the public demo token docs/curl.md uses,
+// and two payment methods; and the password hasher. In production: your database and your tokens ("JWT configuration").
+const seed = Schema.decodeUnknownSync(Seed)({
+  users: [{ id: "u_1", token: "u1-demo-token-7f3c9a" }],
+  payment_methods: [
+    { id: "pm_1", user_id: "u_1", is_default: true },
+    { id: "pm_2", user_id: "u_1" }
+  ]
+})
+const runtime = ManagedRuntime.make(Layer.mergeAll(makeMemoryStore(seed), ScryptPasswordHasherLive()))
 
 const app = express()
 // 1. Accord under /api, before any body parser: it reads its own request bodies.

@@ -1,16 +1,20 @@
 import Fastify from "fastify"
-import { Layer, ManagedRuntime, Result } from "effect"
+import { Layer, ManagedRuntime, Schema } from "effect"
+import { Seed } from "@accord/core"
 import { ScryptPasswordHasherLive } from "@accord/node"
-import { MemoryStoreLive } from "@accord/store-memory"
-import { JwtAuthenticatorLive, jwtConfigFromEnv } from "@accord/auth-jwt"
+import { makeMemoryStore } from "@accord/store-memory"
 import { accordPlugin } from "@accord/adapter-fastify"
 
-// The settings of the server CLI's --auth jwt: JWT_SECRET or JWKS_URL, JWT_ISSUER, JWT_AUDIENCE, and the optional
-// ones. A bad setting throws a JwtConfigError naming the variable (never a secret) before anything starts.
-const jwt = Result.getOrThrowWith(jwtConfigFromEnv(process.env), (error) => error)
-const runtime = ManagedRuntime.make(
-  Layer.mergeAll(MemoryStoreLive, JwtAuthenticatorLive(jwt), ScryptPasswordHasherLive())
-)
+// Accord's runtime for a first run: an in-memory store holding user u_1, with the public demo token docs/curl.md uses,
+// and two payment methods; and the password hasher. In production: your database and your tokens ("JWT configuration").
+const seed = Schema.decodeUnknownSync(Seed)({
+  users: [{ id: "u_1", token: "u1-demo-token-7f3c9a" }],
+  payment_methods: [
+    { id: "pm_1", user_id: "u_1", is_default: true },
+    { id: "pm_2", user_id: "u_1" }
+  ]
+})
+const runtime = ManagedRuntime.make(Layer.mergeAll(makeMemoryStore(seed), ScryptPasswordHasherLive()))
 
 export const app = Fastify()
 // The host's error handler, JSON parser and routes stay as they are...

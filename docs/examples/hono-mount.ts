@@ -1,15 +1,21 @@
 import { Hono } from "hono"
-import { Layer, ManagedRuntime, Result } from "effect"
+import { serve } from "@hono/node-server"
+import { Layer, ManagedRuntime, Schema } from "effect"
+import { Seed } from "@accord/core"
 import { ScryptPasswordHasherLive } from "@accord/node"
-import { MemoryStoreLive } from "@accord/store-memory"
-import { JwtAuthenticatorLive, jwtConfigFromEnv } from "@accord/auth-jwt"
+import { makeMemoryStore } from "@accord/store-memory"
 import { makeFetchHandler } from "@accord/adapter-fetch"
 
-// The same JWT settings from the environment as in the Fastify example.
-const jwt = Result.getOrThrowWith(jwtConfigFromEnv(process.env), (error) => error)
-export const runtime = ManagedRuntime.make(
-  Layer.mergeAll(MemoryStoreLive, JwtAuthenticatorLive(jwt), ScryptPasswordHasherLive())
-)
+// Accord's runtime for a first run: an in-memory store holding user u_1, with the public demo token docs/curl.md uses,
+// and two payment methods; and the password hasher. In production: your database and your tokens ("JWT configuration").
+const seed = Schema.decodeUnknownSync(Seed)({
+  users: [{ id: "u_1", token: "u1-demo-token-7f3c9a" }],
+  payment_methods: [
+    { id: "pm_1", user_id: "u_1", is_default: true },
+    { id: "pm_2", user_id: "u_1" }
+  ]
+})
+const runtime = ManagedRuntime.make(Layer.mergeAll(makeMemoryStore(seed), ScryptPasswordHasherLive()))
 const accord = makeFetchHandler({ runtime, prefix: "/api" })
 
 const app = new Hono()
@@ -18,5 +24,6 @@ app.get("/hello", (c) => c.json({ hello: "world" }))
 // ...and /api and everything under it go to Accord as the raw Request, whose path keeps the prefix the core routes by.
 app.all("/api/*", (c) => accord(c.req.raw))
 
-// Bun and Deno serve the default export; on Node, `serve(app)` from @hono/node-server.
-export default app
+// Node: @hono/node-server serves the app. Bun, Deno and Workers: `export default app` instead of these two lines.
+export const server = serve({ fetch: app.fetch, hostname: "127.0.0.1", port: Number(process.env.PORT ?? 3000) })
+server.on("close", () => void runtime.dispose())

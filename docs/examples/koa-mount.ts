@@ -1,24 +1,21 @@
 import Koa from "koa"
 import Router from "@koa/router"
-import { Layer, ManagedRuntime } from "effect"
+import { Layer, ManagedRuntime, Schema } from "effect"
+import { Seed } from "@accord/core"
 import { ScryptPasswordHasherLive } from "@accord/node"
-import { MemoryStoreLive } from "@accord/store-memory"
-import { JwtAuthenticatorLive } from "@accord/auth-jwt"
+import { makeMemoryStore } from "@accord/store-memory"
 import { accordRouter } from "@accord/adapter-koa"
 
-// Accord's runtime: a store, the JWT authenticator over the identity provider's public keys (it replaces the
-// store's own token table: in a merge the later layer wins), and the password hasher.
-const runtime = ManagedRuntime.make(
-  Layer.mergeAll(
-    MemoryStoreLive,
-    JwtAuthenticatorLive({
-      key: { jwksUrl: process.env.JWKS_URL ?? "https://login.example.com/.well-known/jwks.json" },
-      issuer: "https://login.example.com/",
-      audience: "accord-api"
-    }),
-    ScryptPasswordHasherLive()
-  )
-)
+// Accord's runtime for a first run: an in-memory store holding user u_1, with the public demo token docs/curl.md uses,
+// and two payment methods; and the password hasher. In production: your database and your tokens ("JWT configuration").
+const seed = Schema.decodeUnknownSync(Seed)({
+  users: [{ id: "u_1", token: "u1-demo-token-7f3c9a" }],
+  payment_methods: [
+    { id: "pm_1", user_id: "u_1", is_default: true },
+    { id: "pm_2", user_id: "u_1" }
+  ]
+})
+const runtime = ManagedRuntime.make(Layer.mergeAll(makeMemoryStore(seed), ScryptPasswordHasherLive()))
 
 const app = new Koa()
 // 1. The host's error handling may wrap everything: Accord never throws, it answers its own errors.

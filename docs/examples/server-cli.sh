@@ -1,5 +1,4 @@
-# From the repository root. JWT_SECRET comes from your secret store: at least 32 random bytes.
-export JWT_SECRET="${JWT_SECRET:?set JWT_SECRET}"
-export JWT_ISSUER=https://login.example.com/ JWT_AUDIENCE=accord-api
-npx tsc -b packages/server
-exec node packages/server/dist/main.js --adapter koa --auth jwt --seed seed.json --port "${PORT:-3000}"
+# From the repository root: build once, then run the built server on the Koa adapter with seed.json's users, tokens
+# and payment methods (its demo tokens are public: a first run only; --auth jwt for your identity provider's tokens).
+npm run build
+exec node packages/server/bin/accord.js --adapter koa --seed seed.json --port "${PORT:-3000}"

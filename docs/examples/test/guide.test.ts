@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { readdirSync, readFileSync } from "node:fs"
+import { stripTypeScriptTypes } from "node:module"
 
 const examplesDir = new URL("../", import.meta.url)
 const read = (name: string) => readFileSync(new URL(name, examplesDir), "utf8")
@@ -29,5 +30,13 @@ describe("docs/embedding.md", () => {
       .filter((entry) => entry.isFile() && /\.(ts|sh)$/.test(entry.name))
       .map((entry) => entry.name)
     expect(files.sort()).toEqual([...snippets].sort())
+  })
+
+  // The guide says to run a copied snippet with `node host.ts`: Node strips the types of erasable TypeScript only, and
+  // refuses the rest (enum, namespace, parameter property) as this does.
+  it("has only TypeScript that Node runs as printed, by stripping the types", () => {
+    for (const name of snippets.filter((snippet) => snippet.endsWith(".ts"))) {
+      expect(() => stripTypeScriptTypes(read(name)), name).not.toThrow()
+    }
   })
 })

@@ -1,0 +1,14 @@
+import { Layer, ManagedRuntime, Schema } from "effect"
+import { Seed } from "@accord/core"
+import { ScryptPasswordHasherLive } from "@accord/node"
+import { makeMemoryStore } from "@accord/store-memory"
+import { makeFetchHandler } from "@accord/adapter-fetch"
+import seedJson from "../../../seed.json" with { type: "json" }
+
+// The fetch adapter's README module ("Bun, Deno, Cloudflare Workers"), with the memory store seeded from the
+// repository's seed.json: one runtime per process (per isolate on Workers). The scrypt hasher needs node:crypto:
+// Bun and Deno have it, Workers with `nodejs_compat`.
+const seed = Schema.decodeUnknownSync(Seed)(seedJson)
+export const runtime = ManagedRuntime.make(Layer.mergeAll(makeMemoryStore(seed), ScryptPasswordHasherLive()))
+
+export default { fetch: makeFetchHandler({ runtime, prefix: "/api" }) }

@@ -72,6 +72,17 @@ describe("the handler and its host's callbacks", () => {
     expect(calls).toEqual(["request", "response 500", "request", "response 404"])
   })
 
+  it('logs each duration in milliseconds to the microsecond (docs/operations.md, "Logs")', async () => {
+    const durations: Array<number> = []
+    const handler = makeHttpHandler({ runtime, onResponse: (log) => durations.push(log.durationMs) })
+    for (let i = 0; i < 20; i++) await handler({ method: "GET", path: "/elsewhere", headers: {} })
+    expect(durations).toHaveLength(20)
+    for (const ms of durations) {
+      expect(ms).toBeGreaterThanOrEqual(0)
+      expect(String(ms)).toMatch(/^\d+(\.\d{1,3})?$/)
+    }
+  })
+
   it("returns a rejected promise, never throws, when onRequest throws", async () => {
     const throwing = makeHttpHandler({
       runtime,

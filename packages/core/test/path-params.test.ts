@@ -4,7 +4,7 @@ import { Effect, Exit, Schema } from "effect"
 
 /** The exit of decoding `input` with a decoder compiled from `schema`. */
 const exitOf = (schema: Schema.Decoder<unknown>, input: unknown) =>
-  Effect.runSyncExit(pathParamsDecoderFor(schema)(input))
+  Effect.runSyncExit(Effect.fromResult(pathParamsDecoderFor(schema)(input)))
 
 describe("a path parameter's Schema carries its own 404 (docs/api.md, Precise rules)", () => {
   const params = Schema.Struct({ id: PaymentMethodId })

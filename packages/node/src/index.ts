@@ -62,4 +62,4 @@ export {
 
 // Tokens stored and compared only as SHA-256 digests; also `@accord/node/token-digest`, which loads node:crypto
 // alone (what the stores import: no bridge, no server).
-export { digestsEqual, tokenDigest } from "./token-digest.js"
+export { digestsEqual, sameDigestBytes, tokenDigest, tokenDigestWithBytes } from "./token-digest.js"

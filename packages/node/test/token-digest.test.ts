@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto"
 import { readFileSync } from "node:fs"
 import { describe, expect, it } from "@effect/vitest"
-import { digestsEqual, tokenDigest } from "@accord/node"
+import { digestsEqual, sameDigestBytes, tokenDigest, tokenDigestWithBytes } from "@accord/node"
 
 // docs/SECURITY.md "Constant-time token comparison": the comparison both stores' authenticators end with.
 describe("tokenDigest and digestsEqual", () => {
@@ -33,6 +33,26 @@ describe("tokenDigest and digestsEqual", () => {
     expect(digestsEqual("zz", "yy")).toBe(false)
     expect(digestsEqual("ab", "abc")).toBe(false)
     expect(digestsEqual(digest.toUpperCase(), digest)).toBe(false)
+  })
+})
+
+describe("tokenDigestWithBytes and sameDigestBytes", () => {
+  it("give the digest tokenDigest writes, and its 32 bytes", () => {
+    const { hex, bytes } = tokenDigestWithBytes("a-token")
+    expect(hex).toBe(tokenDigest("a-token"))
+    expect(Buffer.from(bytes).equals(Buffer.from(hex, "hex"))).toBe(true)
+  })
+
+  it("is true only for the same 32 bytes, and false without throwing for any other length", () => {
+    const { bytes } = tokenDigestWithBytes("a-token")
+    expect(sameDigestBytes(bytes, tokenDigestWithBytes("a-token").bytes)).toBe(true)
+    expect(sameDigestBytes(bytes, tokenDigestWithBytes("a-token2").bytes)).toBe(false)
+    const lastFlipped = Uint8Array.from(bytes)
+    lastFlipped[31] = (lastFlipped[31] ?? 0) ^ 1
+    expect(sameDigestBytes(bytes, lastFlipped)).toBe(false)
+    expect(sameDigestBytes(bytes, bytes.subarray(0, 31))).toBe(false)
+    expect(sameDigestBytes(new Uint8Array(0), new Uint8Array(0))).toBe(false)
+    expect(sameDigestBytes(new Uint8Array(33), new Uint8Array(33))).toBe(false)
   })
 })
 

@@ -2,11 +2,12 @@ import { execFileSync, spawn } from "node:child_process"
 import { closeSync, openSync, readFileSync } from "node:fs"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import fc from "fast-check"
 import { pino } from "pino"
 import type { RequestLog } from "@accord/core"
 import type { ClientErrorLog } from "@accord/node"
 import { ConfigError, createLogger, parseConfig, redactPaths, requestLogging } from "../src/index.js"
-import { BufferedLog, LOG_FLUSH_INTERVAL_MS, MAX_BUFFERED_LOG_BYTES } from "../src/logger.js"
+import { BufferedLog, durationJson, LOG_FLUSH_INTERVAL_MS, MAX_BUFFERED_LOG_BYTES } from "../src/logger.js"
 import {
   bearer,
   buildServer,
@@ -40,6 +41,27 @@ const memoryLogger = (level: "info" | "warn" = "info") => {
 }
 
 const withoutTime = (line: string | undefined) => line?.replace(/"time":"[^"]*"/, '"time":"T"')
+
+describe("durationJson", () => {
+  it("writes any duration exactly as String does (what pino writes), the microsecond ones without it", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 999_999_999_999 }), (micros) => {
+        const ms = micros / 1000
+        expect(durationJson(ms)).toBe(String(ms))
+      }),
+      { numRuns: 20_000 }
+    )
+    fc.assert(
+      fc.property(fc.double({ noNaN: true }), (ms) => {
+        expect(durationJson(ms)).toBe(JSON.stringify(ms))
+      }),
+      { numRuns: 5_000 }
+    )
+    for (const ms of [0, 0.001, 0.01, 0.1, 0.12, 0.102, 1.5, 12.34, 999.999, 1e9, 0.4123])
+      expect(durationJson(ms)).toBe(String(ms))
+    expect(durationJson(null)).toBe("null")
+  })
+})
 
 describe("the request line", () => {
   it("is byte for byte the line pino writes for the same record, in the same key order (time aside)", () => {

@@ -1,6 +1,6 @@
 import { Effect, HashMap, Option, Ref } from "effect"
 import { Authenticator, Principal, Unauthenticated, type ClientId, type UserId } from "@accord/core"
-import { digestsEqual, tokenDigest } from "@accord/node/token-digest"
+import { sameDigestBytes, tokenDigestWithBytes } from "@accord/node/token-digest"
 import type { MemoryState, StoredCredential } from "./state.js"
 
 const invalidToken = new Unauthenticated({ reason: "invalid_token" })
@@ -13,11 +13,13 @@ export const makeAuthenticator = (state: MemoryState) =>
   Authenticator.of({
     authenticate: (token) =>
       Effect.flatMap(Ref.get(state.credentials), (credentials) => {
-        const digest = tokenDigest(token)
-        return Option.match(HashMap.get(credentials, digest), {
+        const digest = tokenDigestWithBytes(token)
+        return Option.match(HashMap.get(credentials, digest.hex), {
           onNone: () => Effect.fail(invalidToken),
           onSome: (stored) =>
-            digestsEqual(stored.digest, digest) ? Effect.succeed(stored.principal) : Effect.fail(invalidToken)
+            sameDigestBytes(stored.digestBytes, digest.bytes)
+              ? Effect.succeed(stored.principal)
+              : Effect.fail(invalidToken)
         })
       })
   })
@@ -26,10 +28,14 @@ export type CredentialSeed =
   | { readonly kind: "user"; readonly id: UserId; readonly token: string }
   | { readonly kind: "client"; readonly id: ClientId; readonly token: string }
 
-const toStored = (seed: CredentialSeed): StoredCredential => ({
-  digest: tokenDigest(seed.token),
-  principal: seed.kind === "user" ? Principal.User({ userId: seed.id }) : Principal.Client({ clientId: seed.id })
-})
+const toStored = (seed: CredentialSeed): StoredCredential => {
+  const digest = tokenDigestWithBytes(seed.token)
+  return {
+    digest: digest.hex,
+    digestBytes: digest.bytes,
+    principal: seed.kind === "user" ? Principal.User({ userId: seed.id }) : Principal.Client({ clientId: seed.id })
+  }
+}
 
 /** Adds each credential whose token is not known yet; a known token keeps the principal it has. */
 export const addCredentials = (state: MemoryState, seeds: ReadonlyArray<CredentialSeed>): Effect.Effect<number> => {

@@ -4,6 +4,8 @@ import type { PaymentMethod, PaymentMethodId, PlanEntry, Preferences, Principal,
 /** A credential as the store keeps it: the SHA-256 digest of the token, never the token itself. */
 export interface StoredCredential {
   readonly digest: string
+  /** The same digest as bytes, for the constant-time comparison that ends every lookup. */
+  readonly digestBytes: Uint8Array
   readonly principal: Principal
 }
 

@@ -59,9 +59,12 @@ describe("store-memory security", () => {
     }
     const stored = [...HashMap.values(Effect.runSync(Ref.get(state.credentials)))]
     expect(stored.map((credential) => Object.keys(credential).sort())).toEqual([
-      ["digest", "principal"],
-      ["digest", "principal"]
+      ["digest", "digestBytes", "principal"],
+      ["digest", "digestBytes", "principal"]
     ])
+    // The bytes are the digest itself, not the token.
+    for (const credential of stored)
+      expect(Buffer.from(credential.digestBytes).toString("hex")).toBe(credential.digest)
   })
 
   it("compares the stored digest with timingSafeEqual when a token is known", async () => {

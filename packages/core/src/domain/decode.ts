@@ -1,5 +1,5 @@
 import { FIELD_ISSUE_CODE, type FieldIssue, type FieldIssueCode } from "@accord/contract"
-import { Effect, Exit, Schema, SchemaAST, type SchemaIssue } from "effect"
+import { Cause, Effect, Exit, Result, Schema, SchemaAST, type SchemaIssue } from "effect"
 import { NAMES_RESOURCE, NotFound, ValidationError } from "./errors.js"
 
 const escapePointerToken = (token: string): string => token.replaceAll("~", "~0").replaceAll("/", "~1")
@@ -102,19 +102,26 @@ export const toValidationError = (issue: SchemaIssue.Issue): ValidationError => 
 const strictOptions: SchemaAST.ParseOptions = { errors: "all", onExcessProperty: "error" }
 
 /**
- * Compiles a decoder once: unknown input to the schema's type or a ValidationError. Synchronous, so it costs no
- * fiber hop on the hot path.
+ * Compiles a decoder once: unknown input to the schema's type, or a ValidationError, as a plain `Result` for the
+ * handler, which checks it as it goes (an Effect per request cost two steps of the fiber's run loop, and their
+ * allocations, for a value that is already known). A cause without a Fail (a defect in a Schema) is thrown: a 500.
  */
-export const decoderFor = <S extends Schema.Decoder<unknown>>(schema: S) => {
+export const resultDecoderFor = <S extends Schema.Decoder<unknown>>(schema: S) => {
   const decode = Schema.decodeUnknownExit(schema, strictOptions)
-  return (input: unknown): Effect.Effect<S["Type"], ValidationError> => {
+  return (input: unknown): Result.Result<S["Type"], ValidationError> => {
     const decoded = decode(input)
-    if (Exit.isSuccess(decoded)) return Effect.succeed(decoded.value)
+    if (Exit.isSuccess(decoded)) return Result.succeed(decoded.value)
     const error = decoded.cause.reasons.find((reason) => reason._tag === "Fail")
-    return error === undefined
-      ? Effect.failCause(decoded.cause as never)
-      : Effect.fail(toValidationError(error.error.issue))
+    if (error === undefined) throw Cause.squash(decoded.cause)
+    return Result.fail(toValidationError(error.error.issue))
   }
+}
+
+/** `resultDecoderFor` as an Effect, for programs that compose it (`decodePreferencesPatch`). */
+export const decoderFor = <S extends Schema.Decoder<unknown>>(schema: S) => {
+  const decode = resultDecoderFor(schema)
+  return (input: unknown): Effect.Effect<S["Type"], ValidationError> =>
+    Effect.suspend(() => Effect.fromResult(decode(input)))
 }
 
 /** The field an issue is about (the first when several fail), or undefined when it is about the whole input. */
@@ -122,7 +129,7 @@ const fieldOf = (issue: SchemaIssue.Issue): PropertyKey | undefined =>
   issue._tag === "Pointer" ? issue.path[0] : issue._tag === "Composite" ? fieldOf(issue.issues[0]) : undefined
 
 /**
- * Compiles a path parameters decoder once. A value a parameter's Schema refuses names nothing, so it is the NotFound
+ * Compiles a path parameters decoder once, as `resultDecoderFor` does (a plain `Result`). A value a parameter's Schema refuses names nothing, so it is the NotFound
  * of the resource that Schema names (`NAMES_RESOURCE`), not a validation error (docs/api.md, "Precise rules": an id
  * outside its charset is 404). A parameter whose Schema names no resource is a mistake in the route table: refused
  * here, as the table is compiled.
@@ -137,11 +144,11 @@ export const pathParamsDecoderFor = <S extends Schema.Decoder<unknown>>(schema: 
   const [first] = notFound.values()
   if (first === undefined) throw new Error("path parameters: a Struct of id Schemas is expected")
   const decode = Schema.decodeUnknownExit(schema)
-  return (input: unknown): Effect.Effect<S["Type"], NotFound> => {
+  return (input: unknown): Result.Result<S["Type"], NotFound> => {
     const decoded = decode(input)
-    if (Exit.isSuccess(decoded)) return Effect.succeed(decoded.value)
+    if (Exit.isSuccess(decoded)) return Result.succeed(decoded.value)
     const failure = decoded.cause.reasons.find((reason) => reason._tag === "Fail")
     const field = failure === undefined ? undefined : fieldOf(failure.error.issue)
-    return Effect.fail((field === undefined ? undefined : notFound.get(field)) ?? first)
+    return Result.fail((field === undefined ? undefined : notFound.get(field)) ?? first)
   }
 }

@@ -1,6 +1,6 @@
 import { apiRoutes, makeOpenApiDocument } from "@accord/contract"
-import { Effect } from "effect"
-import { decoderFor, pathParamsDecoderFor } from "../domain/decode.js"
+import { Effect, type Result } from "effect"
+import { pathParamsDecoderFor, resultDecoderFor } from "../domain/decode.js"
 import type { DomainError } from "../domain/errors.js"
 import { compileRouter, type PathMatch } from "./router.js"
 import { boundRoutes, type BoundOperation } from "./implementation.js"
@@ -12,9 +12,9 @@ export const JSON_TYPE = "application/json; charset=utf-8"
 export interface CompiledOperation {
   readonly operation: BoundOperation
   /** 400 `validation_failed` for a body its Schema refuses. */
-  readonly decodeBody: ((input: unknown) => Effect.Effect<unknown, DomainError>) | undefined
+  readonly decodeBody: ((input: unknown) => Result.Result<unknown, DomainError>) | undefined
   /** The NotFound its Schema declares for path parameters it refuses (`pathParamsDecoderFor`). */
-  readonly decodeParams: ((input: unknown) => Effect.Effect<unknown, DomainError>) | undefined
+  readonly decodeParams: ((input: unknown) => Result.Result<unknown, DomainError>) | undefined
   /** The operation's use case: `operation.run` itself, or wrapped in a span named by its id when tracing. */
   readonly run: BoundOperation["run"]
 }
@@ -30,7 +30,7 @@ export const NO_STACK_TRACE = { captureStackTrace: false } as const
 /** The use case's span is named by the operation id (`createPublicPlanEntry`), a child of the server span. */
 const compileOperation = (operation: BoundOperation, traced: boolean): CompiledOperation => ({
   operation,
-  decodeBody: operation.body === undefined ? undefined : decoderFor(operation.body.schema),
+  decodeBody: operation.body === undefined ? undefined : resultDecoderFor(operation.body.schema),
   decodeParams: operation.params === undefined ? undefined : pathParamsDecoderFor(operation.params),
   run: traced
     ? (caller, input) => Effect.withSpan(operation.run(caller, input), operation.operationId, NO_STACK_TRACE)

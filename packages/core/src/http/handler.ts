@@ -168,9 +168,9 @@ const neutralHandler = (
     const bytes = read === undefined ? NOTHING_READ : (request.readBodyNow?.(limit) ?? (yield* awaitBody(read, limit)))
     const json = operation.body === undefined ? NO_JSON : jsonBody(bytes, operation.body, limit)
     if (!json.ok) return respond.problem(json.problem, route) // 413, 400 invalid_json or invalid_body
-    const body = decodeBody === undefined ? NO_INPUT : yield* Effect.result(decodeBody(json.json))
+    const body = decodeBody === undefined ? NO_INPUT : decodeBody(json.json)
     if (Result.isFailure(body)) return respond.error(body.failure, route) // 400 validation_failed
-    const params = decodeParams === undefined ? NO_INPUT : yield* Effect.result(decodeParams(match.params))
+    const params = decodeParams === undefined ? NO_INPUT : decodeParams(match.params)
     if (Result.isFailure(params)) return respond.error(params.failure, route) // 404, as its Schema declares
     const result = yield* Effect.result(run(caller.success, { body: body.success, params: params.success, ifMatch }))
     if (Result.isFailure(result)) return respond.error(result.failure, route) // the use case's declared errors, 412

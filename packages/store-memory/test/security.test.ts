@@ -63,8 +63,7 @@ describe("store-memory security", () => {
       ["digest", "digestBytes", "principal"]
     ])
     // The bytes are the digest itself, not the token.
-    for (const credential of stored)
-      expect(Buffer.from(credential.digestBytes).toString("hex")).toBe(credential.digest)
+    for (const credential of stored) expect(Buffer.from(credential.digestBytes).toString("hex")).toBe(credential.digest)
   })
 
   it("compares the stored digest with timingSafeEqual when a token is known", async () => {

@@ -6,26 +6,10 @@ import { MemoryStoreLive } from "@accord/store-memory"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, ManagedRuntime, Schema } from "effect"
 import { randomBytes } from "node:crypto"
-import { existsSync } from "node:fs"
-import { chromium, type Browser } from "playwright-core"
+import type { Browser } from "playwright-core"
+import { chromiumSkipReason, launchChromium } from "../../../test-support/chromium.js"
 
-// Debian's Chromium (`apt-get install chromium`; .ci/run installs it). ACCORD_CHROMIUM points elsewhere, or at a
-// missing file to see the skip.
-const chromiumPath = process.env["ACCORD_CHROMIUM"] ?? "/usr/bin/chromium"
-const skipReason = existsSync(chromiumPath) ? undefined : `skipped: ${chromiumPath} is missing`
-
-// This machine's network is closed: without these Chromium keeps trying to reach Google's services (updates, sync,
-// QUIC probes) and its start slows down. `launch` gives every run a fresh temporary profile (user-data dir).
-const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync"
-]
+const skipReason = chromiumSkipReason
 
 const token = `browser-${randomBytes(12).toString("hex")}`
 
@@ -40,7 +24,7 @@ describe.skipIf(skipReason !== undefined)(
       const seed = Schema.decodeUnknownSync(Seed)({ users: [{ id: "u_browser", token }] })
       await runtime.runPromise(Effect.flatMap(StoreAdmin, (admin) => admin.loadSeed(seed)))
       server = await startFastifyServer({ host: "127.0.0.1", port: 0, runtime, docs: loadApiReference() })
-      browser = await chromium.launch({ executablePath: chromiumPath, args: CHROMIUM_ARGS })
+      browser = await launchChromium()
     })
 
     afterAll(async () => {

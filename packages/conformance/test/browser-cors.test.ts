@@ -2,29 +2,17 @@ import { startFastifyServer } from "@accord/adapter-fastify"
 import { startWith } from "@accord/conformance"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { randomBytes } from "node:crypto"
-import { existsSync } from "node:fs"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { fileURLToPath } from "node:url"
-import { chromium, type Browser } from "playwright-core"
+import type { Browser } from "playwright-core"
+import { chromiumSkipReason, launchChromium } from "../../../test-support/chromium.js"
 import { rolldown } from "rolldown"
 
 // docs/api.md, "CORS": a page on another origin (another port) uses the bundled @accord/client to call every
 // operation of a server that allows its origin, and reads the ETag and X-Request-Id; a server that does not allow it
-// is refused by the browser itself. Debian's Chromium, as packages/api-reference/test/browser.test.ts uses it.
-const chromiumPath = process.env["ACCORD_CHROMIUM"] ?? "/usr/bin/chromium"
-const skipReason = existsSync(chromiumPath) ? undefined : `skipped: ${chromiumPath} is missing`
-
-const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync"
-]
+// is refused by the browser itself. Debian's Chromium (test-support/chromium.ts).
+const skipReason = chromiumSkipReason
 
 const repoRoot = fileURLToPath(new URL("../../..", import.meta.url))
 const program = fileURLToPath(new URL("./fixtures/cors-page.ts", import.meta.url))
@@ -107,7 +95,7 @@ describe.skipIf(skipReason !== undefined)(
       // The first allows the page's origin; the second only another one.
       apis.push(await startWith(startFastifyServer, { corsOrigins: [pageOrigin] })(seed))
       apis.push(await startWith(startFastifyServer, { corsOrigins: ["http://127.0.0.1:1"] })(seed))
-      browser = await chromium.launch({ executablePath: chromiumPath, args: CHROMIUM_ARGS })
+      browser = await launchChromium()
     }, 60_000)
 
     afterAll(async () => {

@@ -16,9 +16,9 @@ import {
   repoRoot,
   spawnCli,
   stopped,
-  testSeed,
   USER_TOKEN,
-  type Cli
+  type Cli,
+  useBuiltServerAndSeed
 } from "./cli-helpers.js"
 
 // docs/operations.md, "Logs": one "request" line per answer, written without pino's redaction, in batches.
@@ -289,14 +289,7 @@ describe("BufferedLog, on a file descriptor", () => {
 })
 
 describe("the CLI's request lines", () => {
-  let temp: Awaited<ReturnType<typeof makeTempDir>>
-  let seedPath = ""
-  beforeAll(async () => {
-    buildServer()
-    temp = await makeTempDir()
-    seedPath = await temp.write("seed.json", testSeed)
-  }, 120_000)
-  afterAll(() => temp.cleanup())
+  const suite = useBuiltServerAndSeed()
 
   const requestLines = (cli: Cli) => cli.logLines().filter((line) => line["msg"] === "request")
 
@@ -319,7 +312,7 @@ describe("the CLI's request lines", () => {
   it.each(["fastify", "fetch"] as const)(
     "reach stderr when SIGTERM comes right after the answers (--adapter %s): one line per answer",
     async (adapter) => {
-      const cli = spawnCli(["--adapter", adapter, "--port", "0", "--seed", seedPath])
+      const cli = spawnCli(["--adapter", adapter, "--port", "0", "--seed", suite.seedPath])
       const url = await cli.listening
       const answers = await getPreferences(url, 300, "sigterm")
       // At once: the last lines are still in the buffer (LOG_FLUSH_INTERVAL_MS), the exit writes them.
@@ -331,12 +324,12 @@ describe("the CLI's request lines", () => {
   )
 
   it("--log-requests sample=3 logs one answer in three, LOG_REQUESTS=off none", async () => {
-    const sampled = spawnCli(["--port", "0", "--seed", seedPath, "--log-requests", "sample=3"])
+    const sampled = spawnCli(["--port", "0", "--seed", suite.seedPath, "--log-requests", "sample=3"])
     expect(await getPreferences(await sampled.listening, 9, "sampled")).toBe(9)
     expect(await stopped(sampled)).toEqual({ code: 0, signal: null })
     expect(requestLines(sampled).map((line) => line["requestId"])).toEqual(["sampled-0", "sampled-3", "sampled-6"])
 
-    const off = spawnCli(["--port", "0", "--seed", seedPath], { LOG_REQUESTS: "off" })
+    const off = spawnCli(["--port", "0", "--seed", suite.seedPath], { LOG_REQUESTS: "off" })
     expect(await getPreferences(await off.listening, 5, "off")).toBe(5)
     expect(await stopped(off)).toEqual({ code: 0, signal: null })
     expect(requestLines(off)).toEqual([])

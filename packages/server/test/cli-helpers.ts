@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from "@effect/vitest"
 import { execFileSync, spawn, type ChildProcess } from "node:child_process"
 import { mkdtemp, rm, writeFile } from "node:fs/promises"
 import { connect } from "node:net"
@@ -44,6 +45,30 @@ export const makeTempDir = async () => {
       return path
     },
     cleanup: () => rm(dir, { recursive: true, force: true })
+  }
+}
+
+/**
+ * For a suite that spawns the CLI: builds it, and writes `testSeed` to a temporary directory, before the suite's tests
+ * (in the scope this is called from); removes the directory after them. Read `temp` and `seedPath` inside tests.
+ */
+export const useBuiltServerAndSeed = () => {
+  let temp: Awaited<ReturnType<typeof makeTempDir>> | undefined
+  let seedPath = ""
+  beforeAll(async () => {
+    buildServer()
+    temp = await makeTempDir()
+    seedPath = await temp.write("seed.json", testSeed)
+  }, 120_000)
+  afterAll(() => temp?.cleanup())
+  return {
+    get temp() {
+      if (temp === undefined) throw new Error("the suite's beforeAll has not run")
+      return temp
+    },
+    get seedPath() {
+      return seedPath
+    }
   }
 }
 

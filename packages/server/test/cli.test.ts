@@ -1,34 +1,25 @@
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import {
   bearer,
-  buildServer,
   CLIENT_TOKEN,
   healthRequest,
-  makeTempDir,
   openConnection,
   OTHER_USER_TOKEN,
   spawnCli,
   stopped,
   testSeed,
-  USER_TOKEN
+  USER_TOKEN,
+  useBuiltServerAndSeed
 } from "./cli-helpers.js"
 
 const PASSWORD = "cli-test-Passw0rd-never-logged"
-let temp: Awaited<ReturnType<typeof makeTempDir>>
-let seedPath = ""
-
-beforeAll(async () => {
-  buildServer()
-  temp = await makeTempDir()
-  seedPath = await temp.write("seed.json", testSeed)
-}, 120_000)
-afterAll(() => temp.cleanup())
+const suite = useBuiltServerAndSeed()
 
 const json = { "content-type": "application/json" }
 
 describe.each(["fastify", "koa", "express", "fetch"] as const)("accord CLI with --adapter %s", (adapter) => {
   it("prints one listening line, serves the seed, logs JSON lines without secrets, and exits 0 on SIGTERM", async () => {
-    const cli = spawnCli(["--adapter", adapter, "--port", "0", "--seed", seedPath])
+    const cli = spawnCli(["--adapter", adapter, "--port", "0", "--seed", suite.seedPath])
     const url = await cli.listening
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:[1-9][0-9]*$/)
     const api = `${url}/api`
@@ -116,7 +107,7 @@ describe.each(["fastify", "koa", "express", "fetch"] as const)("accord CLI with 
   })
 
   it("answers a request on an accepted connection whose body arrives during the drain, then exits 0", async () => {
-    const cli = spawnCli(["--adapter", adapter, "--port", "0", "--seed", seedPath])
+    const cli = spawnCli(["--adapter", adapter, "--port", "0", "--seed", suite.seedPath])
     const connection = await openConnection(await cli.listening)
     // One complete exchange first: from then on the connection is certainly accepted.
     connection.send(healthRequest)
@@ -148,7 +139,7 @@ describe.each(["fastify", "koa", "express", "fetch"] as const)("accord CLI with 
 
 describe("accord CLI start-up", () => {
   it("takes its options from the environment", async () => {
-    const cli = spawnCli([], { ADAPTER: "koa", PORT: "0", SEED_FILE: seedPath, LOG_LEVEL: "warn" })
+    const cli = spawnCli([], { ADAPTER: "koa", PORT: "0", SEED_FILE: suite.seedPath, LOG_LEVEL: "warn" })
     const url = await cli.listening
     const list = await fetch(`${url}/api/payments/v1/payment-methods/`, { headers: bearer(OTHER_USER_TOKEN) })
     expect(((await list.json()) as { data: Array<{ id: string }> }).data.map((method) => method.id)).toEqual(["pm_3"])
@@ -164,7 +155,7 @@ describe("accord CLI start-up", () => {
       ...testSeed,
       payment_methods: [...testSeed.payment_methods, { id: "pm_4", user_id: "u_1", is_default: true }]
     }
-    const cli = spawnCli(["--port", "0", "--seed", await temp.write("two-defaults.json", bad)])
+    const cli = spawnCli(["--port", "0", "--seed", await suite.temp.write("two-defaults.json", bad)])
     expect(await cli.exited).toEqual({ code: 2, signal: null })
     expect(cli.stderr()).toContain('payment_methods[3].is_default: user "u_1" already has a default payment method')
     expect(cli.stdout()).toBe("")
@@ -223,7 +214,7 @@ describe("accord CLI start-up", () => {
   })
 
   it("closes what is left at --drain-timeout-ms and still exits 0", async () => {
-    const cli = spawnCli(["--port", "0", "--seed", seedPath, "--drain-timeout-ms", "300"])
+    const cli = spawnCli(["--port", "0", "--seed", suite.seedPath, "--drain-timeout-ms", "300"])
     const connection = await openConnection(await cli.listening)
     connection.send(healthRequest)
     await connection.received('{"status":"ok"}')
@@ -239,7 +230,7 @@ describe("accord CLI start-up", () => {
   })
 
   it("exits at once on a second signal while draining (128 + signal number)", async () => {
-    const cli = spawnCli(["--port", "0", "--seed", seedPath])
+    const cli = spawnCli(["--port", "0", "--seed", suite.seedPath])
     const url = await cli.listening
     const connection = await openConnection(url)
     connection.send(healthRequest)
@@ -269,7 +260,7 @@ describe("the first start", () => {
     expect(warnings).toHaveLength(1)
     expect(warnings[0]?.["msg"]).toContain("--seed")
 
-    const seeded = spawnCli(["--port", "0", "--seed", seedPath])
+    const seeded = spawnCli(["--port", "0", "--seed", suite.seedPath])
     await seeded.listening
     expect(await stopped(seeded)).toEqual({ code: 0, signal: null })
     expect(seeded.logLines().filter(emptyStore)).toEqual([])

@@ -1,17 +1,15 @@
 import { exchange } from "@accord/conformance"
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import { Redacted } from "effect"
 import { ConfigError, defaultConfig, parseConfig, type AccordConfig } from "../src/config.js"
 import {
   bearer,
-  buildServer,
   CLIENT_TOKEN,
-  makeTempDir,
   OTHER_USER_TOKEN,
   spawnCli,
   stopped,
-  testSeed,
-  USER_TOKEN
+  USER_TOKEN,
+  useBuiltServerAndSeed
 } from "./cli-helpers.js"
 
 const run = (argv: ReadonlyArray<string>, env: Record<string, string | undefined> = {}): AccordConfig => {
@@ -143,14 +141,7 @@ describe("limit options", () => {
   })
 })
 
-let temp: Awaited<ReturnType<typeof makeTempDir>>
-let seedPath = ""
-beforeAll(async () => {
-  buildServer()
-  temp = await makeTempDir()
-  seedPath = await temp.write("seed.json", testSeed)
-}, 120_000)
-afterAll(() => temp.cleanup())
+const suite = useBuiltServerAndSeed()
 
 const preferences = "/api/users/v1/preferences/language/"
 const planEntries = "/api/plans/v1/subscription-plans/public/"
@@ -166,7 +157,7 @@ describe.each(["fastify", "koa", "express", "fetch"] as const)("accord CLI limit
         "--port",
         "0",
         "--seed",
-        seedPath,
+        suite.seedPath,
         "--max-header-size",
         "2048",
         "--max-path-length",
@@ -218,7 +209,7 @@ describe.each(["fastify", "koa", "express", "fetch"] as const)("accord CLI limit
   })
 
   it("hashing saturated (SCRYPT_MAX_CONCURRENT=1, SCRYPT_MAX_QUEUED=1): a burst of plan entries gets 201s and 503s, never a 500", async () => {
-    const cli = spawnCli(["--adapter", adapter, "--port", "0", "--seed", seedPath], {
+    const cli = spawnCli(["--adapter", adapter, "--port", "0", "--seed", suite.seedPath], {
       // A deliberately slow hash (about a quarter of a second here), so the burst arrives while the first one runs.
       SCRYPT_N: "32768",
       SCRYPT_P: "1",

@@ -1,23 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import {
-  buildServer,
   CLIENT_TOKEN,
   healthRequest,
-  makeTempDir,
   openConnection,
   spawnCli,
-  testSeed,
-  USER_TOKEN
+  USER_TOKEN,
+  useBuiltServerAndSeed
 } from "./cli-helpers.js"
 
-let temp: Awaited<ReturnType<typeof makeTempDir>>
-let seedPath = ""
-beforeAll(async () => {
-  buildServer()
-  temp = await makeTempDir()
-  seedPath = await temp.write("seed.json", testSeed)
-}, 120_000)
-afterAll(() => temp.cleanup())
+const suite = useBuiltServerAndSeed()
 
 const IN_FLIGHT = 200
 const DRAIN_TIMEOUT_MS = 20_000
@@ -63,7 +54,7 @@ describe.each(["fastify", "koa", "express", "fetch"] as const)(
   (adapter) => {
     it("answers every in-flight request completely, refuses new connections, exits 0 within the drain limit", async () => {
       const cli = spawnCli(
-        ["--adapter", adapter, "--port", "0", "--seed", seedPath, "--drain-timeout-ms", String(DRAIN_TIMEOUT_MS)],
+        ["--adapter", adapter, "--port", "0", "--seed", suite.seedPath, "--drain-timeout-ms", String(DRAIN_TIMEOUT_MS)],
         {
           // Hashing slow enough to keep plan entries in flight for a while, and room for all of them in its queue.
           SCRYPT_N: "4096",

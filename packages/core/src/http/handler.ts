@@ -11,7 +11,7 @@ import { headerValue } from "./header-value.js"
 import { problems } from "./problem.js"
 import { rateLimitHeaders, type RateLimiter } from "./rate-limit.js"
 import { bodyHeadersRefusal, header, jsonBody, sentBodyReader, type JsonBody } from "./request-body.js"
-import { responder, type Answer, type Responder } from "./respond.js"
+import { Responder, type Answer } from "./respond.js"
 import type { Operation } from "@accord/contract"
 import { withServerSpan, type Answerer } from "./server-span.js"
 import type {
@@ -198,7 +198,7 @@ const neutralHandler = (
   return (request, parent) => {
     const incomingId = header(request, "x-request-id")
     const requestId = incomingId !== undefined && REQUEST_ID.test(incomingId) ? incomingId : crypto.randomUUID()
-    const respond = responder(requestId, request.method === "HEAD", corsOrigin(request))
+    const respond = new Responder(requestId, request.method === "HEAD", corsOrigin(request))
     const internal = (cause: unknown): Answer => {
       onInternalError?.(requestId, cause)
       return respond.problem(problems.internal())

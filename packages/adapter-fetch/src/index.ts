@@ -23,9 +23,25 @@ export const fromFetchRequest = (request: Request, path: string = pathOf(request
   readBody: (limit) => readFetchBody(request, limit)
 })
 
-/** The core's answer as a fetch Response: its status, its headers as they are, its body bytes (none: null). */
-export const toFetchResponse = (response: HttpResponse): Response =>
-  new Response(response.body ?? null, { status: response.status, headers: response.headers })
+/**
+ * workerd's own `ResponseInit` member: with a `Content-Encoding` header and without `encodeBody: "manual"`, Workers
+ * compress the body themselves, so a precompressed docs file would go out compressed twice. Other runtimes ignore it.
+ */
+interface WorkerdResponseInit extends ResponseInit {
+  readonly encodeBody?: "automatic" | "manual"
+}
+
+/**
+ * The core's answer as a fetch Response: its status, its headers as they are, its body bytes (none: null), already
+ * in the coding its `Content-Encoding` names (docs/api.md, "The docs page's files").
+ */
+export const toFetchResponse = (response: HttpResponse): Response => {
+  const init: WorkerdResponseInit =
+    response.headers["content-encoding"] === undefined
+      ? { status: response.status, headers: response.headers }
+      : { status: response.status, headers: response.headers, encodeBody: "manual" }
+  return new Response(response.body ?? null, init)
+}
 
 /**
  * Accord as a fetch handler: `makeFetchHandler({ runtime, prefix: "/api" })`. It answers every request it is given,

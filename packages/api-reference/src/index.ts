@@ -1,1 +1,1 @@
-export { loadApiReference } from "./load.js"
+export { compressedEncodings, loadApiReference } from "./load.js"

@@ -31,7 +31,9 @@ export const PARITY_HEADERS = [
   "x-content-type-options",
   "www-authenticate",
   "allow",
-  "retry-after"
+  "retry-after",
+  "content-encoding",
+  "vary"
 ] as const
 
 export interface ComparableResponse {
@@ -91,6 +93,16 @@ export const parityCorpus = (fixture: ParityFixture): ReadonlyArray<ParityCase> 
     },
     { name: "openapi.json", request: { method: "GET", path: paths.openapi } },
     { name: "docs", request: { method: "GET", path: paths.docs } },
+    // The docs page's files as precompressed: every binding passes the coding's bytes and headers through.
+    ...[
+      ["br", "GET"],
+      ["gzip", "GET"],
+      ["br;q=0, gzip;q=0", "GET"],
+      ["br", "HEAD"]
+    ].map(([acceptEncoding = "", method = ""]): ParityCase => ({
+      name: `docs stylesheet ${method} ${acceptEncoding}`,
+      request: { method, path: `${paths.docs}/swagger-ui.css`, headers: { "Accept-Encoding": acceptEncoding } }
+    })),
     // Plan entries.
     {
       name: "plan entry",

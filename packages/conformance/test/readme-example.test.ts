@@ -47,6 +47,7 @@ describe("README.md: the script of one's own", () => {
     expect(results.filter((result) => result.status === "fail").map((result) => result.id)).toEqual([
       "ACC-docs-page-local-assets",
       "ACC-docs-cache-control",
+      "ACC-docs-content-encoding",
       "ACC-routes-outside-prefix-404"
     ])
     expect(results.length).toBe(httpAudits.length)

@@ -130,5 +130,6 @@ export type {
   HttpTracing,
   RequestLog,
   StaticAsset,
+  StaticAssetEncodings,
   StoreServices
 } from "./http/types.js"

@@ -1,4 +1,17 @@
-import { equal, excludes, greaterThan, includes, includesAll, isTrue, matches, notEqual } from "./assert.js"
+import { brotliDecompressSync, gunzipSync } from "node:zlib"
+import type { RawResponse } from "../raw-http.js"
+import {
+  equal,
+  excludes,
+  fail,
+  greaterThan,
+  includes,
+  includesAll,
+  isTrue,
+  lessThan,
+  matches,
+  notEqual
+} from "./assert.js"
 import { audit, type Audit, type AuditTarget } from "./audit.js"
 import {
   bearer,
@@ -52,6 +65,26 @@ const resolveRef = (document: Record<string, unknown>, value: unknown): unknown 
 const docsBase = (t: AuditTarget): URL => new URL(t.paths.docs, t.url)
 
 const OK_BODY = '{"status":"ok"}'
+
+/** Whether a response's `Vary` lists `Accept-Encoding` (a list, any case; `*` varies on everything). */
+const variesOnEncoding = (res: RawResponse): boolean =>
+  (res.headers["vary"] ?? "")
+    .split(",")
+    .some((member) => ["accept-encoding", "*"].includes(member.trim().toLowerCase()))
+
+/** The identity bytes of a body sent in `coding`; throws when they do not decode. */
+const decoded = (label: string, coding: string, body: Buffer): Buffer => {
+  try {
+    if (coding === "br") return brotliDecompressSync(body)
+    if (coding === "gzip") return gunzipSync(body)
+  } catch (error) {
+    fail(`${label}: the ${coding} body does not decode: ${error instanceof Error ? error.message : String(error)}`)
+  }
+  return fail(`${label}: Content-Encoding ${coding}, which was not asked for`)
+}
+
+/** The headers a cache and a client read from a docs file's answer, which HEAD and GET must share. */
+const ENTITY_HEADERS = ["content-type", "content-encoding", "content-length", "etag", "vary", "cache-control"] as const
 
 export const serviceAudits: ReadonlyArray<Audit> = [
   audit({
@@ -291,6 +324,95 @@ export const serviceAudits: ReadonlyArray<Audit> = [
         }
       }
       expectCommonHeaders("GET openapi.json", await t.send({ method: "GET", path: t.paths.openapi }))
+    }
+  }),
+
+  // docs/api.md, "The docs page's files": precompressed once, negotiated per request, passed through untouched by
+  // the binding (no second compression, no Content-Encoding dropped, the Content-Length of the bytes sent).
+  audit({
+    id: "ACC-docs-content-encoding",
+    level: "SHOULD",
+    title:
+      "the docs page's files are sent in br or gzip when accepted, decoding to the identity bytes, with Vary, an ETag per coding and a 304, HEAD like GET",
+    run: async (t) => {
+      const page = await t.send({ method: "GET", path: t.paths.docs })
+      expectStatus("GET docs", page, 200)
+      const base = docsBase(t)
+      const paths = [
+        t.paths.docs,
+        ...assetReferences(text(page)).map((reference) => {
+          const target = new URL(reference, base)
+          return `${target.pathname}${target.search}`
+        })
+      ]
+      let largest = { path: "", size: 0 }
+      for (const path of paths) {
+        const identity = await t.send({ method: "GET", path })
+        expectStatus(`GET ${path}`, identity, 200)
+        equal(identity.headers["content-encoding"], undefined, `GET ${path} without Accept-Encoding: Content-Encoding`)
+        isTrue(variesOnEncoding(identity), `GET ${path}: Vary lists Accept-Encoding (got ${identity.headers["vary"]})`)
+        equal(identity.headers["content-length"], String(identity.body.length), `GET ${path}: Content-Length`)
+        if (identity.body.length > largest.size) largest = { path, size: identity.body.length }
+        for (const acceptEncoding of ["br", "gzip", "gzip, deflate, br"]) {
+          const label = `GET ${path} with Accept-Encoding: ${acceptEncoding}`
+          const res = await t.send({ method: "GET", path, headers: { "Accept-Encoding": acceptEncoding } })
+          expectStatus(label, res, 200)
+          isTrue(variesOnEncoding(res), `${label}: Vary lists Accept-Encoding`)
+          equal(res.headers["content-length"], String(res.body.length), `${label}: Content-Length`)
+          const coding = res.headers["content-encoding"]
+          if (coding === undefined) {
+            equal(res.body.equals(identity.body), true, `${label}: identity bytes`)
+            continue
+          }
+          isTrue(acceptEncoding.includes(coding), `${label}: Content-Encoding ${coding} was asked for`)
+          equal(decoded(label, coding, res.body).equals(identity.body), true, `${label}: decodes to the identity bytes`)
+          const head = await t.send({ method: "HEAD", path, headers: { "Accept-Encoding": acceptEncoding } })
+          equal(head.status, 200, `HEAD ${path} (${acceptEncoding}): status`)
+          equal(head.body.length, 0, `HEAD ${path} (${acceptEncoding}): no body`)
+          for (const name of ENTITY_HEADERS)
+            equal(head.headers[name], res.headers[name], `HEAD ${path} (${acceptEncoding}): ${name} as GET's`)
+        }
+      }
+      // The largest file (swagger-ui's bundle, 1.7 MB) is the one that must be compressed, in both codings.
+      const path = largest.path
+      const refused = await t.send({ method: "GET", path, headers: { "Accept-Encoding": "br;q=0, gzip;q=0" } })
+      equal(refused.headers["content-encoding"], undefined, `GET ${path} with br;q=0, gzip;q=0: Content-Encoding`)
+      const tags: Record<string, string> = {}
+      for (const [acceptEncoding, coding] of [
+        ["br", "br"],
+        ["gzip", "gzip"],
+        ["gzip, deflate, br", "br"],
+        ["br;q=0, gzip", "gzip"]
+      ] as const) {
+        const label = `GET ${path} with Accept-Encoding: ${acceptEncoding}`
+        const res = await t.send({ method: "GET", path, headers: { "Accept-Encoding": acceptEncoding } })
+        equal(res.headers["content-encoding"], coding, `${label}: Content-Encoding`)
+        lessThan(res.body.length, largest.size, `${label}: smaller than the identity body`)
+        const etag = res.headers["etag"]
+        if (etag === undefined) return fail(`${label}: no ETag`)
+        tags[coding] = etag
+        const notModified = await t.send({
+          method: "GET",
+          path,
+          headers: { "Accept-Encoding": acceptEncoding, "If-None-Match": etag }
+        })
+        equal(notModified.status, 304, `${label} and If-None-Match its ETag: status`)
+        equal(notModified.body.length, 0, `${label} and If-None-Match its ETag: no body`)
+        equal(notModified.headers["etag"], etag, `${label} and If-None-Match its ETag: ETag`)
+        isTrue(variesOnEncoding(notModified), `${label} and If-None-Match its ETag: Vary`)
+      }
+      const identityTag = refused.headers["etag"]
+      equal(
+        new Set([identityTag, tags["br"], tags["gzip"]]).size,
+        3,
+        `GET ${path}: one ETag per coding (identity ${identityTag}, br ${tags["br"]}, gzip ${tags["gzip"]})`
+      )
+      const stale = await t.send({
+        method: "GET",
+        path,
+        headers: { "Accept-Encoding": "gzip", "If-None-Match": tags["br"] ?? "" }
+      })
+      equal(stale.status, 200, `GET ${path} in gzip with If-None-Match the br ETag: status`)
     }
   })
 ]

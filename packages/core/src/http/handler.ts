@@ -146,7 +146,7 @@ const neutralHandler = (
     }
     const endpoint = methods.get(request.method === "HEAD" ? "GET" : request.method)
     if (endpoint === undefined) return respond.problem(problems.methodNotAllowed(allow), route) // 405
-    if (endpoint.kind === "file") return respond.file(endpoint.file(match.params), route) // 200, 404
+    if (endpoint.kind === "file") return respond.file(endpoint.file(match.params), route, request.headers) // 200, 304, 404
     const { operation, decodeBody, decodeParams, run } = endpoint.compiled
     if (operation.unavailableWhileDraining && isDraining?.() === true) return respond.problem(DRAINING, route) // 503
     const caller = yield* Effect.result(authenticate(operation, request))

@@ -3,7 +3,10 @@ import { JSON_TYPE } from "./endpoints.js"
 import type { DomainError } from "../domain/errors.js"
 import { PROBLEM_CONTENT_TYPE } from "@accord/contract"
 import { problemBody, problemOf, problems, type Problem } from "./problem.js"
-import type { HttpResponse, StaticAsset } from "./types.js"
+import { ifNoneMatchMatches, readEntityTagCondition } from "./conditional.js"
+import { headerValue } from "./header-value.js"
+import { chooseRepresentation, representationsOf } from "./static-file.js"
+import type { HttpHeaders, HttpResponse, StaticAsset } from "./types.js"
 
 /** What answered a request: the response, its request id and the route template it matched (for the log and the span). */
 export interface Answer {
@@ -54,11 +57,28 @@ export class Responder {
     return this.#respond(route, status, JSON_TYPE, text, { etag })
   }
 
-  /** A static file with its own type and `Cache-Control`; none is a 404. */
-  file(file: StaticAsset | undefined, route: string): Answer {
-    return file === undefined
-      ? this.problem(problems.notFound(), route)
-      : this.#respond(route, 200, file.contentType, file.body, undefined, file.cacheControl)
+  /**
+   * A static file with its own type and `Cache-Control`; none is a 404. A file with `encodings` is negotiated on the
+   * request's `headers` (`Accept-Encoding`, `If-None-Match`: static-file.ts).
+   */
+  file(file: StaticAsset | undefined, route: string, headers: HttpHeaders): Answer {
+    if (file === undefined) return this.problem(problems.notFound(), route)
+    const representations = representationsOf(file)
+    if (representations === undefined)
+      return this.#respond(route, 200, file.contentType, file.body, undefined, file.cacheControl)
+    const chosen = chooseRepresentation(representations, headers)
+    // Vary on every answer of a negotiated file, identity and 304 included, so that no cache hands a coding to a
+    // client that did not ask for it (RFC 9110, 12.5.5); after CORS's `Origin` when the request has one.
+    const vary = this.#corsOrigin === undefined ? "Accept-Encoding" : "Origin, Accept-Encoding"
+    const ifNoneMatch = readEntityTagCondition(headerValue(headers, "if-none-match"))
+    // A 304 carries what the 200 would have for a cache to update (RFC 9110, 15.4.5): ETag, Vary, Cache-Control.
+    if (ifNoneMatch !== undefined && ifNoneMatchMatches(ifNoneMatch, chosen.etag))
+      return this.#respond(route, 304, undefined, undefined, { etag: chosen.etag, vary }, file.cacheControl)
+    const extra: Record<string, string> =
+      chosen.contentEncoding === undefined
+        ? { etag: chosen.etag, vary }
+        : { "content-encoding": chosen.contentEncoding, etag: chosen.etag, vary }
+    return this.#respond(route, 200, file.contentType, chosen.body, extra, file.cacheControl)
   }
 
   empty(status: number, extra: Readonly<Record<string, string>>, route: string): Answer {

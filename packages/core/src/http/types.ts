@@ -157,6 +157,20 @@ export interface StaticAsset {
    * may say `public, max-age=31536000, immutable` (docs/api.md, "Headers on every response").
    */
   readonly cacheControl?: string
+  /**
+   * The same body already compressed, by content coding (computed once, when the files are loaded: nothing is
+   * compressed per request). A file that has this field, even empty (too small to pay), is negotiated: it is sent in
+   * the coding the request's `Accept-Encoding` prefers (`br`, then `gzip`, else as it is), always with `Vary:
+   * Accept-Encoding`, a strong `ETag` per coding and `If-None-Match` answered 304 (docs/api.md, "The docs page's
+   * files"). A file without it is sent as it is, with neither.
+   */
+  readonly encodings?: StaticAssetEncodings
+}
+
+/** A static file's body in each content coding the server has it in; each must decode to the file's `body`. */
+export interface StaticAssetEncodings {
+  readonly br?: Uint8Array
+  readonly gzip?: Uint8Array
 }
 
 /** Files of the API reference UI, by file name relative to `{prefix}/docs/`. */

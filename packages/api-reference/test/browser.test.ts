@@ -40,6 +40,11 @@ describe.skipIf(skipReason !== undefined)(
       // Every request of the page to the server, with what became of it (a status, or why it failed).
       const outcomes: Array<string> = []
       page.on("response", (response) => outcomes.push(`${response.status()} ${response.url()}`))
+      // docs/api.md, "The docs page's files": the browser asks for br and gets swagger-ui's files in it.
+      const codings = new Map<string, string | undefined>()
+      page.on("response", (response) =>
+        codings.set(new URL(response.url()).pathname, response.headers()["content-encoding"])
+      )
       page.on("requestfailed", (request) =>
         outcomes.push(`failed ${request.url()}: ${request.failure()?.errorText ?? "unknown"}`)
       )
@@ -51,6 +56,8 @@ describe.skipIf(skipReason !== undefined)(
         // swagger-ui's Authorize dialog: the bearer scheme's value field, Authorize, then Close.
         await page.locator(".auth-wrapper button.authorize").click()
         const dialog = page.locator(".modal-ux")
+        // The scheme's description is Markdown: `<token>` shows as written, not swallowed as an HTML tag.
+        expect(await dialog.textContent()).toContain("Authorization: Bearer <token>")
         await dialog.locator("input").first().fill(token)
         await dialog.locator("button.authorize").click()
         await dialog.locator("button.btn-done").click()
@@ -89,6 +96,9 @@ describe.skipIf(skipReason !== undefined)(
           "requests to another origin"
         ).toEqual([])
         expect(errors, "errors thrown in the page").toEqual([])
+        expect(codings.get("/api/docs/swagger-ui-bundle.js")).toBe("br")
+        expect(codings.get("/api/docs/swagger-ui.css")).toBe("br")
+        expect(codings.get("/api/docs/init.js")).toBeUndefined()
       } finally {
         await page.close()
       }

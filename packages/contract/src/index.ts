@@ -56,5 +56,13 @@ export {
   type ProblemCodeSource
 } from "./errors.js"
 
-// The OpenAPI 3.1 document
+// The OpenAPI 3.1 document, and the examples of its responses
 export { makeOpenApiDocument } from "./openapi.js"
+export {
+  PROBLEM_EXAMPLES,
+  SUCCESS_EXAMPLES,
+  VALIDATION_EXAMPLES,
+  VALIDATION_REQUESTS,
+  type BodyOperationId,
+  type ProblemExample
+} from "./examples.js"

@@ -1,9 +1,10 @@
 import { JsonSchema, type Schema, SchemaRepresentation } from "effect"
 import { errorStatusesOf, problemCodesOf } from "./errors.js"
+import { PROBLEM_EXAMPLES, SUCCESS_EXAMPLES, VALIDATION_EXAMPLES, type BodyOperationId } from "./examples.js"
 import type { BodySpec, Operation } from "./operation.js"
 import { OPERATION_DOCS, type OperationDocs, type OperationTag } from "./operation-docs.js"
 import type { OperationId, Operations } from "./operations.js"
-import { PROBLEM_CODE_STATUS, ProblemSchema, REASON_PHRASES } from "./problem.js"
+import { PROBLEM_CODE_STATUS, ProblemSchema, REASON_PHRASES, type ProblemCode } from "./problem.js"
 import { apiRoutes } from "./routes.js"
 
 type JsonObject = Record<string, unknown>
@@ -63,11 +64,6 @@ const ERROR_HEADERS: Readonly<Record<number, JsonObject>> = {
   503: { "Retry-After": { schema: { type: "integer" }, description: "Seconds to wait before retrying" } }
 }
 
-/** The operations that read a JSON body. */
-type BodyOperationId = {
-  readonly [K in OperationId]: Operations[K]["body"] extends BodySpec ? K : never
-}[OperationId]
-
 /**
  * The request a person would send, per operation that reads a body, in wire form (the body Schema's Encoded side, so
  * a renamed field fails to compile; openapi.test.ts also runs each through its operation's decoder). Without it an API
@@ -84,6 +80,41 @@ const REQUEST_EXAMPLES: {
 
 const exampleOf = (operation: Operation): unknown =>
   (REQUEST_EXAMPLES as Readonly<Record<string, unknown>>)[operation.operationId]
+
+const successExampleOf = (operation: Operation): unknown =>
+  (SUCCESS_EXAMPLES as Readonly<Record<string, unknown>>)[operation.operationId]
+
+/** The name of a problem example in `components.examples`: the code, and the operation for `validation_failed`. */
+const problemExampleName = (operation: Operation, code: ProblemCode): string =>
+  code === "validation_failed" ? `${code}.${operation.operationId}` : code
+
+/** The problem examples (examples.ts) some operation answers with, by `problemExampleName`: `components.examples`. */
+const problemExampleComponents = (): Readonly<Record<string, JsonObject>> => {
+  const components: Record<string, JsonObject> = {}
+  for (const route of apiRoutes)
+    for (const operation of route.operations)
+      for (const code of problemCodesOf(operation)) {
+        const value =
+          code === "validation_failed"
+            ? (VALIDATION_EXAMPLES as Readonly<Record<string, unknown>>)[operation.operationId]
+            : PROBLEM_EXAMPLES[code]
+        if (value !== undefined) components[problemExampleName(operation, code)] = { summary: code, value }
+      }
+  return Object.fromEntries(Object.entries(components).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+}
+
+/**
+ * The problem bodies this operation answers with this status, one named example per code, each a reference to the
+ * server's exact body in `components.examples`: an API reference page shows what a client gets instead of one it
+ * makes up from the schema (`"detail": "string"`, an `errors` array on a 401).
+ */
+const problemExamples = (operation: Operation, status: number): Readonly<Record<string, JsonObject>> => {
+  const examples: Record<string, JsonObject> = {}
+  for (const code of problemCodesOf(operation))
+    if (PROBLEM_CODE_STATUS[code] === status)
+      examples[code] = { $ref: `#/components/examples/${problemExampleName(operation, code)}` }
+  return examples
+}
 
 /** An operation's tag, summary and description; the table and OPERATION_DOCS have the same keys (both typed by OperationId). */
 const docsOf = (operation: Operation): OperationDocs => {
@@ -139,7 +170,9 @@ export const makeOpenApiDocument = (options: { readonly serverUrl: string }): Js
       [operation.success.status]: {
         description: REASON_PHRASES[operation.success.status],
         headers: successHeaders,
-        content: { "application/json": { schema: schemaOf(operation.success.schema) } }
+        content: {
+          "application/json": { schema: schemaOf(operation.success.schema), example: successExampleOf(operation) }
+        }
       }
     }
     if (operation.conditional === "ifNoneMatch")
@@ -154,7 +187,9 @@ export const makeOpenApiDocument = (options: { readonly serverUrl: string }): Js
           ...ERROR_HEADERS[status],
           ...(credentialed && status !== 401 && limitHeaders)
         },
-        content: { "application/problem+json": { schema: problemRef } }
+        content: {
+          "application/problem+json": { schema: problemRef, examples: problemExamples(operation, status) }
+        }
       }
     }
     const example = exampleOf(operation)
@@ -216,6 +251,7 @@ export const makeOpenApiDocument = (options: { readonly serverUrl: string }): Js
     paths,
     components: {
       schemas: definitions,
+      examples: problemExampleComponents(),
       headers: {
         [REQUEST_ID_HEADER]: {
           description:
@@ -243,7 +279,7 @@ export const makeOpenApiDocument = (options: { readonly serverUrl: string }): Js
           type: "http",
           scheme: "bearer",
           description:
-            "Authorization: Bearer <token> (or Token <token>). Tokens: 1-512 of [A-Za-z0-9._~+/-] then any '='."
+            "`Authorization: Bearer <token>` (or `Token <token>`). Tokens: 1-512 of `[A-Za-z0-9._~+/-]` then any `=`."
         }
       }
     }

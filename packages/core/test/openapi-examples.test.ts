@@ -1,0 +1,213 @@
+import {
+  PROBLEM_EXAMPLES,
+  SUCCESS_EXAMPLES,
+  VALIDATION_EXAMPLES,
+  VALIDATION_REQUESTS,
+  type BodyOperationId,
+  type ProblemCode
+} from "@accord/contract"
+import {
+  Authenticator,
+  makeHttpHandler,
+  makeOpenApiDocument,
+  NotFound,
+  operations,
+  PasswordHasher,
+  PaymentMethods,
+  PlanEntries,
+  PreconditionFailed,
+  PreferencesStore,
+  Principal,
+  problemBody,
+  problems,
+  StoreAdmin,
+  Unauthenticated,
+  Unavailable,
+  type AccordRuntime,
+  type ClientId,
+  type HttpRequest,
+  type UserId
+} from "@accord/core"
+import { afterAll, describe, expect, it } from "@effect/vitest"
+import { Effect, Layer, ManagedRuntime, Schema } from "effect"
+
+// The OpenAPI document's response examples (contract/src/examples.ts) are what the server answers: each problem
+// example is compared, byte for byte, with the body the handler sends for a request that gets that code.
+
+const principals: Readonly<Record<string, Principal>> = {
+  "user-token": Principal.User({ userId: "u_1" as UserId }),
+  "client-token": Principal.Client({ clientId: "web" as ClientId })
+}
+const unused = (): Effect.Effect<never> => Effect.die(new Error("not used by these tests"))
+// The payment method id decides what the store answers: the use case's declared errors, and a defect (500).
+const runtime: AccordRuntime = ManagedRuntime.make(
+  Layer.mergeAll(
+    Layer.succeed(
+      Authenticator,
+      Authenticator.of({
+        authenticate: (token) => {
+          const principal = principals[token]
+          return principal === undefined
+            ? Effect.fail(new Unauthenticated({ reason: "invalid_token" }))
+            : Effect.succeed(principal)
+        }
+      })
+    ),
+    Layer.succeed(PlanEntries, PlanEntries.of({ insertIfAbsent: unused, findByEmailKey: unused })),
+    Layer.succeed(PreferencesStore, PreferencesStore.of({ getOrCreate: unused, update: unused })),
+    Layer.succeed(
+      PaymentMethods,
+      PaymentMethods.of({
+        listByUser: () => Effect.fail(new Unavailable({ reason: "store_unreachable", retryAfterSeconds: 1 })),
+        setDefault: (_userId, id) =>
+          id === "pm_gone"
+            ? Effect.fail(new NotFound({ resource: "payment_method" }))
+            : id === "pm_stale"
+              ? Effect.fail(new PreconditionFailed())
+              : Effect.die(new Error("a defect"))
+      })
+    ),
+    Layer.succeed(StoreAdmin, StoreAdmin.of({ loadSeed: unused, ping: Effect.void })),
+    Layer.succeed(PasswordHasher, PasswordHasher.of({ hash: unused, verify: unused }))
+  )
+)
+afterAll(() => runtime.dispose())
+
+const handler = makeHttpHandler({
+  runtime,
+  rateLimit: { consume: (key) => Promise.resolve(key === "client:web" ? 0 : 0) },
+  onInternalError: () => undefined
+})
+const limited = makeHttpHandler({ runtime, rateLimit: { consume: () => Promise.resolve(3) } })
+const requiring = makeHttpHandler({ runtime, requireIfMatch: true })
+
+const USER = { authorization: "Bearer user-token" }
+const JSON_USER = { ...USER, "content-type": "application/json" }
+const utf8 = new TextEncoder()
+/** The headers with the body's Content-Length, and the body. */
+const withBody = (
+  headers: Readonly<Record<string, string>>,
+  body: string
+): Pick<HttpRequest, "headers" | "readBody"> => {
+  const bytes = utf8.encode(body)
+  return {
+    headers: { ...headers, "content-length": String(bytes.byteLength) },
+    readBody: () => Promise.resolve({ _tag: "Read", bytes })
+  }
+}
+const PREFERENCES = "/api/users/v1/preferences/language/"
+const METHOD = (id: string) => `/api/payments/v1/payment-methods/${id}/`
+
+/** A request the handler answers with each code's problem example (docs/api.md, "Errors"). */
+const REQUESTS: { readonly [C in keyof typeof PROBLEM_EXAMPLES]?: readonly [HttpRequest, typeof handler?] } = {
+  invalid_json: [{ method: "PUT", path: PREFERENCES, ...withBody(JSON_USER, "") }],
+  invalid_body: [{ method: "PUT", path: PREFERENCES, ...withBody(JSON_USER, "[]") }],
+  unauthenticated: [{ method: "GET", path: PREFERENCES, headers: {} }],
+  invalid_token: [{ method: "GET", path: PREFERENCES, headers: { authorization: "Bearer unknown-token" } }],
+  insufficient_scope: [{ method: "GET", path: PREFERENCES, headers: { authorization: "Bearer client-token" } }],
+  not_found: [{ method: "PUT", path: METHOD("pm_gone"), headers: USER }],
+  method_not_allowed: [{ method: "DELETE", path: PREFERENCES, headers: USER }],
+  payload_too_large: [{ method: "PUT", path: PREFERENCES, ...withBody(JSON_USER, " ".repeat(16385)) }],
+  unsupported_media_type: [
+    { method: "PUT", path: PREFERENCES, ...withBody({ ...USER, "content-type": "text/plain" }, "{}") }
+  ],
+  not_implemented: [
+    {
+      method: "PUT",
+      path: PREFERENCES,
+      ...withBody({ ...JSON_USER, "transfer-encoding": "gzip, chunked" }, "{}")
+    }
+  ],
+  rate_limited: [{ method: "GET", path: PREFERENCES, headers: USER }, limited],
+  precondition_failed: [{ method: "PUT", path: METHOD("pm_stale"), headers: { ...USER, "if-match": '"x"' } }],
+  precondition_required: [{ method: "PUT", path: PREFERENCES, ...withBody(JSON_USER, "{}") }, requiring],
+  uri_too_long: [{ method: "GET", path: `/api/${"a".repeat(2050)}`, headers: {} }],
+  unavailable: [{ method: "GET", path: "/api/payments/v1/payment-methods/", headers: USER }],
+  internal: [{ method: "PUT", path: METHOD("pm_boom"), headers: USER }]
+}
+
+/** Refusals Node makes before a request exists (@accord/node): the core's own problem values. */
+const NODE_PROBLEMS = {
+  bad_request: problems.badRequest(),
+  request_timeout: problems.requestTimeout(),
+  headers_too_large: problems.headersTooLarge(),
+  expectation_failed: problems.expectationFailed()
+} as const
+
+const bodyText = (body: string | Uint8Array | undefined): string =>
+  typeof body === "string" ? body : new TextDecoder().decode(body)
+
+describe("the OpenAPI document's response examples are the server's answers", () => {
+  it.each(Object.entries(REQUESTS))("%s: the handler sends the example's exact body", async (code, entry) => {
+    const [request, answering = handler] = entry ?? []
+    if (request === undefined) throw new Error(`no request for ${code}`)
+    const response = await answering(request)
+    const example = PROBLEM_EXAMPLES[code as keyof typeof PROBLEM_EXAMPLES]
+    expect(response.status).toBe(example.status)
+    expect(bodyText(response.body)).toBe(JSON.stringify(example))
+  })
+
+  it.each(Object.entries(NODE_PROBLEMS))("%s: the example is the problem @accord/node answers", (code, problem) => {
+    expect(problemBody(problem)).toBe(JSON.stringify(PROBLEM_EXAMPLES[code as keyof typeof NODE_PROBLEMS]))
+  })
+
+  it("every problem code but validation_failed has its request or its Node refusal above", () => {
+    expect(Object.keys({ ...REQUESTS, ...NODE_PROBLEMS }).sort()).toEqual(Object.keys(PROBLEM_EXAMPLES).sort())
+  })
+
+  it.each(Object.keys(VALIDATION_EXAMPLES) as ReadonlyArray<BodyOperationId>)(
+    "%s: the validation_failed example is the answer to VALIDATION_REQUESTS",
+    async (operationId) => {
+      const operation = operations[operationId]
+      const response = await handler({
+        method: operation.method,
+        path: `/api${operation.path.replace("{id}", "pm_2")}`,
+        ...withBody(JSON_USER, JSON.stringify(VALIDATION_REQUESTS[operationId]))
+      })
+      expect(response.status).toBe(400)
+      expect(bodyText(response.body)).toBe(JSON.stringify(VALIDATION_EXAMPLES[operationId]))
+    }
+  )
+
+  it.each(Object.entries(operations))("%s: the success example decodes with its Schema", (operationId, operation) => {
+    const example = SUCCESS_EXAMPLES[operationId as keyof typeof SUCCESS_EXAMPLES]
+    const decoded = Schema.decodeUnknownExit(operation.success.schema)(example)
+    expect(decoded._tag, JSON.stringify(example)).toBe("Success")
+  })
+
+  // What swagger-ui showed before: an example made up from the schema, with "string", 0 and an `errors` array on a
+  // 401. Every response now names its own.
+  it("every response of the document has an example; no problem example but validation_failed lists errors", () => {
+    const document = makeOpenApiDocument({ serverUrl: "/api" }) as {
+      readonly paths: Record<string, Record<string, { readonly responses: Record<string, Record<string, unknown>> }>>
+      readonly components: { readonly examples: Record<string, { readonly value: unknown }> }
+    }
+    const named = (ref: string): unknown =>
+      document.components.examples[ref.replace("#/components/examples/", "")]?.value
+    for (const [path, methods] of Object.entries(document.paths))
+      for (const [method, operation] of Object.entries(methods))
+        for (const [status, response] of Object.entries(operation.responses)) {
+          if (status === "304") continue
+          const content = response["content"] as Record<
+            string,
+            { readonly example?: unknown; readonly examples?: Record<string, { readonly $ref: string }> }
+          >
+          const media = Object.values(content)[0]
+          const label = `${method} ${path} ${status}`
+          if (Number(status) < 400) {
+            expect(media?.example, label).toBeDefined()
+            continue
+          }
+          const examples = Object.entries(media?.examples ?? {})
+          expect(examples.length, label).toBeGreaterThan(0)
+          for (const [code, { $ref }] of examples) {
+            const value = named($ref)
+            expect(value, `${label} ${code}: ${$ref}`).toBeDefined()
+            expect((value as { status: number }).status, `${label} ${code}`).toBe(Number(status))
+            expect("errors" in (value as object), `${label} ${code}`).toBe(
+              (code as ProblemCode) === "validation_failed"
+            )
+          }
+        }
+  })
+})

@@ -11,7 +11,8 @@ import type { AccordClientOptions, Call, OperationOf, RequestInputOf, SuccessOf 
  */
 export type EffectMethod<O extends TypedOperation> = Call<
   RequestInputOf<O>,
-  Effect.Effect<SuccessOf<O>, AccordProblem<ProblemCodeOf<O>> | AccordTransportError>
+  // The codes inline, so that they hover as literals (types.ts, "Hover text").
+  Effect.Effect<SuccessOf<O>, AccordProblem<{ [C in ProblemCodeOf<O>]: C }[ProblemCodeOf<O>]> | AccordTransportError>
 >
 
 /** The Effect flavour of the client: one method per operation, named by its operationId. */

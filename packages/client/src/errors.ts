@@ -1,13 +1,14 @@
-import type { ProblemCode } from "@accord/contract"
+import type { PROBLEM_CODE_STATUS, ProblemCode } from "@accord/contract"
 import { Data } from "effect"
-import type { ProblemBody, ProblemStatusOf } from "./types.js"
+import type { ProblemBody } from "./types.js"
 
 /**
  * The server answered with a problem (docs/api.md, "Errors"): the Effect flavour's typed failure. `problem.code` is
  * one of the codes the operation can be answered with.
  */
 export class AccordProblem<C extends ProblemCode = ProblemCode> extends Data.TaggedError("AccordProblem")<{
-  readonly status: ProblemStatusOf<C>
+  // Inline, not ProblemStatusOf: it hovers as the statuses (types.ts, "Hover text").
+  readonly status: { [S in C]: (typeof PROBLEM_CODE_STATUS)[S] }[C]
   readonly problem: ProblemBody<C>
   readonly message: string
 }> {}

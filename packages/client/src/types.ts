@@ -62,12 +62,20 @@ export type SuccessOf<O extends TypedOperation> = O["success"]["schema"]["Type"]
 /** The status of a problem with code `C` (each code has one, PROBLEM_CODE_STATUS). */
 export type ProblemStatusOf<C extends ProblemCode> = (typeof PROBLEM_CODE_STATUS)[C]
 
+/*
+ * Hover text: an editor shows a type by the alias that made it, so a code computed by `ProblemCodeOf<O>` hovers as
+ * `ProblemCodeOf<TypedOperation<...>>` and a status as `ProblemStatusOf<...>`. Indexing a mapped type written inline
+ * (not through an alias, whose name would show instead) builds the same union afresh, without an alias: it hovers
+ * as its literals (`"not_found" | "precondition_failed" | ...`, `400 | 401 | ...`). test/hover.test.ts asks the
+ * compiler. Used wherever a result, a problem or an error carries codes or statuses (effect.ts, errors.ts too).
+ */
+
 /** A problem+json body (the contract's ProblemSchema) whose `code` is one of `C`. */
 export type ProblemBody<C extends ProblemCode = ProblemCode> = {
   readonly [K in keyof typeof ProblemSchema.Type]: K extends "code"
     ? C
     : K extends "status"
-      ? ProblemStatusOf<C>
+      ? { [S in C]: (typeof PROBLEM_CODE_STATUS)[S] }[C]
       : (typeof ProblemSchema.Type)[K]
 }
 
@@ -91,13 +99,13 @@ export interface AccordNotModified {
 /** An answer with a problem whose code is one the operation can be answered with (`ProblemCodeOf`). */
 export interface AccordFailure<C extends ProblemCode> {
   readonly ok: false
-  readonly status: ProblemStatusOf<C>
+  readonly status: { [S in C]: (typeof PROBLEM_CODE_STATUS)[S] }[C]
   readonly problem: ProblemBody<C>
 }
 
 /** What a method of the client resolves to: narrow on `ok`. */
 export type ResultOf<O extends TypedOperation> =
-  AccordSuccess<O["success"]["status"], SuccessOf<O>> | AccordFailure<ProblemCodeOf<O>>
+  AccordSuccess<O["success"]["status"], SuccessOf<O>> | AccordFailure<{ [C in ProblemCodeOf<O>]: C }[ProblemCodeOf<O>]>
 
 /** A function of `Request` to `R`, whose argument may be left out when nothing in `Request` is required. */
 export type Call<Request, R> = Record<never, never> extends Request ? (request?: Request) => R : (request: Request) => R

@@ -48,6 +48,8 @@ const requests = async () => {
   await client.setDefaultPaymentMethod({ params: { paymentMethodId: "pm_1" } })
   // @ts-expect-error: is_default is a boolean
   await client.setDefaultPaymentMethod({ params: { id: "pm_1" }, body: { is_default: "yes" } })
+  // @ts-expect-error: is_default may only be true (docs/api.md: false is 400 not_allowed)
+  await client.setDefaultPaymentMethod({ params: { id: "pm_1" }, body: { is_default: false } })
   // @ts-expect-error: health takes no body
   await client.health({ body: {} })
   // @ts-expect-error: listPaymentMethods takes no parameters
@@ -145,6 +147,9 @@ describe("the client's types", () => {
     expectTypeOf<SetDefaultCodes>().toEqualTypeOf<
       Always | Credentialed | "insufficient_scope" | WithBody | "not_found" | "precondition_failed" | "unavailable"
     >()
+    // The set-default body confirms the operation only: the contract's Schema types is_default `true`.
+    type SetDefaultInput = NonNullable<Parameters<AccordClientMethods["setDefaultPaymentMethod"]>[0]>
+    expectTypeOf<NonNullable<SetDefaultInput["body"]>>().toEqualTypeOf<{ readonly is_default?: true }>()
     expectTypeOf(requests).toBeFunction()
     expectTypeOf(options).toBeFunction()
     expectTypeOf(narrowing).toBeFunction()

@@ -5,7 +5,7 @@ import { startFetchServer } from "@accord/adapter-fetch/node"
 
 const runtime = ManagedRuntime.make(Layer.mergeAll(MemoryStoreLive, ScryptPasswordHasherLive()))
 
-// The fetch handler on Node, with the limits, malformed-HTTP answers and drain of the Koa and Fastify servers.
+// The fetch handler on Node, with the limits, malformed-HTTP answers and drain of the other standalone servers.
 export const server = await startFetchServer({ runtime, host: "127.0.0.1", port: Number(process.env.PORT ?? 3000) })
 console.log(`listening on ${server.url}`)
 

@@ -3,7 +3,7 @@ import { errorStatusesOf, problemCodesOf } from "./errors.js"
 import { PROBLEM_EXAMPLES, SUCCESS_EXAMPLES, VALIDATION_EXAMPLES, type BodyOperationId } from "./examples.js"
 import type { BodySpec, Operation } from "./operation.js"
 import { OPERATION_DOCS, type OperationDocs, type OperationTag } from "./operation-docs.js"
-import type { OperationId, Operations } from "./operations.js"
+import type { Operations } from "./operations.js"
 import { PROBLEM_CODE_STATUS, ProblemSchema, REASON_PHRASES, type ProblemCode } from "./problem.js"
 import { apiRoutes } from "./routes.js"
 

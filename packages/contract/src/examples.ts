@@ -1,6 +1,7 @@
 import type { BodySpec } from "./operation.js"
 import type { OperationId, Operations } from "./operations.js"
-import type { ProblemCode, ProblemSchema } from "./problem.js"
+import { REASON_PHRASES, type ProblemCode, type ProblemSchema } from "./problem.js"
+import { PROBLEM_DETAILS as DETAILS } from "./problem-details.js"
 
 /**
  * The examples of the OpenAPI document's responses, as data: what a server answers, byte for byte once serialised, in
@@ -50,8 +51,9 @@ export const SUCCESS_EXAMPLES: {
   readiness: { status: "ok" }
 }
 
-const problem = <C extends ProblemCode>(status: number, title: string, detail: string, code: C) =>
-  ({ type: "about:blank", title, status, detail, code }) as const
+/** A problem body as `problemBody` in core writes it: the title is the status's reason phrase. */
+const problem = <C extends ProblemCode>(status: number, detail: string, code: C) =>
+  ({ type: "about:blank", title: REASON_PHRASES[status] ?? "Error", status, detail, code }) as const
 
 /**
  * One problem body per code but `validation_failed`, whose field errors depend on the operation
@@ -59,66 +61,26 @@ const problem = <C extends ProblemCode>(status: number, title: string, detail: s
  * default configuration's answer (a 16 KiB body limit, a 2048-character path, the store's `Retry-After: 1`).
  */
 export const PROBLEM_EXAMPLES: { readonly [C in Exclude<ProblemCode, "validation_failed">]: ProblemExample } = {
-  invalid_json: problem(400, "Bad Request", "A JSON body is required.", "invalid_json"),
-  invalid_body: problem(400, "Bad Request", "The body must be a JSON object.", "invalid_body"),
-  unauthenticated: problem(401, "Unauthorized", "Send a credential: Authorization: Bearer <token>.", "unauthenticated"),
-  invalid_token: problem(401, "Unauthorized", "The credential is malformed, unknown or expired.", "invalid_token"),
-  insufficient_scope: problem(403, "Forbidden", "This credential may not use this operation.", "insufficient_scope"),
-  not_found: problem(404, "Not Found", "No resource exists at this address.", "not_found"),
-  method_not_allowed: problem(
-    405,
-    "Method Not Allowed",
-    "This method is not allowed here; see the Allow header.",
-    "method_not_allowed"
-  ),
-  payload_too_large: problem(413, "Content Too Large", "The body is larger than 16384 bytes.", "payload_too_large"),
-  unsupported_media_type: problem(
-    415,
-    "Unsupported Media Type",
-    "The body must be sent as application/json (UTF-8).",
-    "unsupported_media_type"
-  ),
-  not_implemented: problem(
-    501,
-    "Not Implemented",
-    'The transfer coding "gzip" is not implemented; send the body as it is, or chunked.',
-    "not_implemented"
-  ),
-  rate_limited: problem(
-    429,
-    "Too Many Requests",
-    "Too many requests with this credential; retry later.",
-    "rate_limited"
-  ),
-  precondition_failed: problem(
-    412,
-    "Precondition Failed",
-    "The resource has changed since the If-Match entity tag was read; read it again.",
-    "precondition_failed"
-  ),
-  precondition_required: problem(
-    428,
-    "Precondition Required",
-    "This server requires If-Match with the entity tag of the version read (from its ETag).",
-    "precondition_required"
-  ),
-  uri_too_long: problem(414, "URI Too Long", "The path is longer than 2048 characters.", "uri_too_long"),
-  unavailable: problem(503, "Service Unavailable", "The service cannot answer right now; retry later.", "unavailable"),
-  internal: problem(500, "Internal Server Error", "An unexpected error occurred.", "internal"),
-  bad_request: problem(400, "Bad Request", "The request is not valid HTTP/1.1.", "bad_request"),
-  request_timeout: problem(408, "Request Timeout", "The request did not arrive completely in time.", "request_timeout"),
-  headers_too_large: problem(
-    431,
-    "Request Header Fields Too Large",
-    "The request line and headers are larger than the server accepts.",
-    "headers_too_large"
-  ),
-  expectation_failed: problem(
-    417,
-    "Expectation Failed",
-    "The server meets no expectation but 100-continue.",
-    "expectation_failed"
-  )
+  invalid_json: problem(400, DETAILS.bodyRequired, "invalid_json"),
+  invalid_body: problem(400, DETAILS.invalidBody, "invalid_body"),
+  unauthenticated: problem(401, DETAILS.unauthenticated, "unauthenticated"),
+  invalid_token: problem(401, DETAILS.invalidToken, "invalid_token"),
+  insufficient_scope: problem(403, DETAILS.insufficientScope, "insufficient_scope"),
+  not_found: problem(404, DETAILS.notFound, "not_found"),
+  method_not_allowed: problem(405, DETAILS.methodNotAllowed, "method_not_allowed"),
+  payload_too_large: problem(413, DETAILS.payloadTooLarge(16_384), "payload_too_large"),
+  unsupported_media_type: problem(415, DETAILS.unsupportedMediaType, "unsupported_media_type"),
+  not_implemented: problem(501, DETAILS.transferCodingNotImplemented("gzip"), "not_implemented"),
+  rate_limited: problem(429, DETAILS.rateLimited, "rate_limited"),
+  precondition_failed: problem(412, DETAILS.preconditionFailed, "precondition_failed"),
+  precondition_required: problem(428, DETAILS.preconditionRequired, "precondition_required"),
+  uri_too_long: problem(414, DETAILS.uriTooLong(2048), "uri_too_long"),
+  unavailable: problem(503, DETAILS.unavailable, "unavailable"),
+  internal: problem(500, DETAILS.internal, "internal"),
+  bad_request: problem(400, DETAILS.badRequest, "bad_request"),
+  request_timeout: problem(408, DETAILS.requestTimeout, "request_timeout"),
+  headers_too_large: problem(431, DETAILS.headersTooLarge, "headers_too_large"),
+  expectation_failed: problem(417, DETAILS.expectationFailed, "expectation_failed")
 }
 
 /** The operations that read a JSON body. */
@@ -129,21 +91,21 @@ export type BodyOperationId = {
 /** A 400 `validation_failed` per operation that reads a body, with the request that gets it (`VALIDATION_REQUESTS`). */
 export const VALIDATION_EXAMPLES: { readonly [K in BodyOperationId]: ProblemExample } = {
   createPublicPlanEntry: {
-    ...problem(400, "Bad Request", "Some fields are invalid.", "validation_failed"),
+    ...problem(400, DETAILS.fieldsInvalid, "validation_failed"),
     errors: [
       { pointer: "/email", code: "invalid_format", detail: "must be a plain email address (local@domain.tld)" },
       { pointer: "/password", code: "too_short", detail: "must be at least 8 characters" }
     ]
   },
   updateLanguagePreferences: {
-    ...problem(400, "Bad Request", "Some fields are invalid.", "validation_failed"),
+    ...problem(400, DETAILS.fieldsInvalid, "validation_failed"),
     errors: [
       { pointer: "/language", code: "invalid_format", detail: "must be a BCP 47 language tag such as en-US" },
       { pointer: "/timezone", code: "invalid_format", detail: "must be a multiple of 15" }
     ]
   },
   setDefaultPaymentMethod: {
-    ...problem(400, "Bad Request", "Some fields are invalid.", "validation_failed"),
+    ...problem(400, DETAILS.fieldsInvalid, "validation_failed"),
     errors: [{ pointer: "/is_default", code: "not_allowed", detail: "may only be true" }]
   }
 }

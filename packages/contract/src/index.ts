@@ -46,6 +46,7 @@ export {
   REASON_PHRASES,
   type ProblemCode
 } from "./problem.js"
+export { PROBLEM_DETAILS } from "./problem-details.js"
 export {
   DOMAIN_ERROR_CODES,
   DOMAIN_ERROR_STATUS,

@@ -1,4 +1,10 @@
-import { DOMAIN_ERROR_STATUS, REASON_PHRASES, type FieldIssue, type ProblemCode } from "@accord/contract"
+import {
+  DOMAIN_ERROR_STATUS,
+  PROBLEM_DETAILS as DETAILS,
+  REASON_PHRASES,
+  type FieldIssue,
+  type ProblemCode
+} from "@accord/contract"
 import type { DomainError } from "../domain/errors.js"
 
 export interface Problem {
@@ -14,80 +20,80 @@ const REALM = 'Bearer realm="api"'
 
 export const problems = {
   invalidJson: (detail: string): Problem => ({ status: 400, code: "invalid_json", detail }),
-  bodyRequired: (): Problem => ({ status: 400, code: "invalid_json", detail: "A JSON body is required." }),
-  invalidBody: (): Problem => ({ status: 400, code: "invalid_body", detail: "The body must be a JSON object." }),
-  notFound: (): Problem => ({ status: 404, code: "not_found", detail: "No resource exists at this address." }),
+  bodyRequired: (): Problem => ({ status: 400, code: "invalid_json", detail: DETAILS.bodyRequired }),
+  invalidBody: (): Problem => ({ status: 400, code: "invalid_body", detail: DETAILS.invalidBody }),
+  notFound: (): Problem => ({ status: 404, code: "not_found", detail: DETAILS.notFound }),
   methodNotAllowed: (allow: string): Problem => ({
     status: 405,
     code: "method_not_allowed",
-    detail: "This method is not allowed here; see the Allow header.",
+    detail: DETAILS.methodNotAllowed,
     headers: { allow }
   }),
   payloadTooLarge: (limit: number): Problem => ({
     status: 413,
     code: "payload_too_large",
-    detail: `The body is larger than ${limit} bytes.`
+    detail: DETAILS.payloadTooLarge(limit)
   }),
   transferCodingNotImplemented: (coding: string): Problem => ({
     status: 501,
     code: "not_implemented",
-    detail: `The transfer coding ${JSON.stringify(coding)} is not implemented; send the body as it is, or chunked.`
+    detail: DETAILS.transferCodingNotImplemented(coding)
   }),
   unsupportedMediaType: (): Problem => ({
     status: 415,
     code: "unsupported_media_type",
-    detail: "The body must be sent as application/json (UTF-8)."
+    detail: DETAILS.unsupportedMediaType
   }),
   uriTooLong: (max: number): Problem => ({
     status: 414,
     code: "uri_too_long",
-    detail: `The path is longer than ${max} characters.`
+    detail: DETAILS.uriTooLong(max)
   }),
   rateLimited: (retryAfterSeconds: number): Problem => ({
     status: 429,
     code: "rate_limited",
-    detail: "Too many requests with this credential; retry later.",
+    detail: DETAILS.rateLimited,
     headers: { "retry-after": String(retryAfterSeconds) }
   }),
   preconditionFailed: (): Problem => ({
     status: 412,
     code: "precondition_failed",
-    detail: "The resource has changed since the If-Match entity tag was read; read it again."
+    detail: DETAILS.preconditionFailed
   }),
   preconditionRequired: (): Problem => ({
     status: 428,
     code: "precondition_required",
-    detail: "This server requires If-Match with the entity tag of the version read (from its ETag)."
+    detail: DETAILS.preconditionRequired
   }),
-  internal: (): Problem => ({ status: 500, code: "internal", detail: "An unexpected error occurred." }),
+  internal: (): Problem => ({ status: 500, code: "internal", detail: DETAILS.internal }),
   /** The readiness probe while the host drains: `unavailable`, as it is for the store, with a detail of its own. */
   draining: (): Problem => ({
     status: 503,
     code: "unavailable",
-    detail: "The service is shutting down and takes no new requests; retry later.",
+    detail: DETAILS.draining,
     headers: { "retry-after": "1" }
   }),
   // Refusals Node makes before a request exists (answered by @accord/node answerClientError).
-  badRequest: (): Problem => ({ status: 400, code: "bad_request", detail: "The request is not valid HTTP/1.1." }),
+  badRequest: (): Problem => ({ status: 400, code: "bad_request", detail: DETAILS.badRequest }),
   requestTimeout: (): Problem => ({
     status: 408,
     code: "request_timeout",
-    detail: "The request did not arrive completely in time."
+    detail: DETAILS.requestTimeout
   }),
   headersTooLarge: (): Problem => ({
     status: 431,
     code: "headers_too_large",
-    detail: "The request line and headers are larger than the server accepts."
+    detail: DETAILS.headersTooLarge
   }),
   expectationFailed: (): Problem => ({
     status: 417,
     code: "expectation_failed",
-    detail: "The server meets no expectation but 100-continue."
+    detail: DETAILS.expectationFailed
   }),
   chunkExtensionsTooLarge: (): Problem => ({
     status: 413,
     code: "payload_too_large",
-    detail: "The chunk extensions of the body are larger than the server accepts."
+    detail: DETAILS.chunkExtensionsTooLarge
   })
 } as const
 
@@ -100,11 +106,11 @@ export const MAX_LISTED_FIELD_ISSUES = 20
 
 const validationProblem = (status: number, issues: ReadonlyArray<FieldIssue>): Problem =>
   issues.length <= MAX_LISTED_FIELD_ISSUES
-    ? { status, code: "validation_failed", detail: "Some fields are invalid.", errors: issues }
+    ? { status, code: "validation_failed", detail: DETAILS.fieldsInvalid, errors: issues }
     : {
         status,
         code: "validation_failed",
-        detail: `${issues.length} fields are invalid; the first ${MAX_LISTED_FIELD_ISSUES} by pointer are listed.`,
+        detail: DETAILS.someFieldsListed(issues.length, MAX_LISTED_FIELD_ISSUES),
         errors: issues.slice(0, MAX_LISTED_FIELD_ISSUES)
       }
 
@@ -124,20 +130,20 @@ export const problemOf = (error: DomainError): Problem => {
         ? {
             status,
             code: "unauthenticated",
-            detail: "Send a credential: Authorization: Bearer <token>.",
+            detail: DETAILS.unauthenticated,
             headers: { "www-authenticate": REALM }
           }
         : {
             status,
             code: "invalid_token",
-            detail: "The credential is malformed, unknown or expired.",
+            detail: DETAILS.invalidToken,
             headers: { "www-authenticate": `${REALM}, error="invalid_token"` }
           }
     case "InsufficientScope":
       return {
         status,
         code: "insufficient_scope",
-        detail: "This credential may not use this operation.",
+        detail: DETAILS.insufficientScope,
         headers: { "www-authenticate": `${REALM}, error="insufficient_scope"` }
       }
     case "PreconditionFailed":
@@ -146,7 +152,7 @@ export const problemOf = (error: DomainError): Problem => {
       return {
         status,
         code: "unavailable",
-        detail: "The service cannot answer right now; retry later.",
+        detail: DETAILS.unavailable,
         headers: { "retry-after": String(error.retryAfterSeconds) }
       }
   }

@@ -1,28 +1,10 @@
-import {
-  Authenticator,
-  makeHttpHandler,
-  PasswordHasher,
-  PaymentMethods,
-  PlanEntries,
-  PreferencesStore,
-  StoreAdmin,
-  type AccordRuntime
-} from "@accord/core"
+import { makeHttpHandler } from "@accord/core"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, ManagedRuntime } from "effect"
+import { Effect } from "effect"
+import { runtimeWithPorts } from "./ports.js"
 
 /** A runtime whose every port method does `port()`. */
-const runtimeWhosePortsAll = (port: () => Effect.Effect<never>): AccordRuntime =>
-  ManagedRuntime.make(
-    Layer.mergeAll(
-      Layer.succeed(Authenticator, Authenticator.of({ authenticate: port })),
-      Layer.succeed(PlanEntries, PlanEntries.of({ insertIfAbsent: port, findByEmailKey: port })),
-      Layer.succeed(PreferencesStore, PreferencesStore.of({ getOrCreate: port, update: port })),
-      Layer.succeed(PaymentMethods, PaymentMethods.of({ listByUser: port, setDefault: port })),
-      Layer.succeed(StoreAdmin, StoreAdmin.of({ loadSeed: port, ping: port() })),
-      Layer.succeed(PasswordHasher, PasswordHasher.of({ hash: port, verify: port }))
-    )
-  )
+const runtimeWhosePortsAll = (port: () => Effect.Effect<never>) => runtimeWithPorts({}, port)
 
 // Every port dies: whatever the handler runs is a defect, answered as a 500 and reported to onInternalError.
 const runtime = runtimeWhosePortsAll(() => Effect.die(new Error("broken port")))

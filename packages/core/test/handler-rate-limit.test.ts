@@ -1,56 +1,18 @@
-import {
-  Authenticator,
-  makeHttpHandler,
-  PasswordHasher,
-  PaymentMethods,
-  PlanEntries,
-  PreferencesStore,
-  Principal,
-  StoreAdmin,
-  Unauthenticated,
-  type AccordRuntime,
-  type ClientId,
-  type HttpRequest,
-  type RateLimiter,
-  type UserId
-} from "@accord/core"
+import { makeHttpHandler, PaymentMethods, StoreAdmin, type HttpRequest, type RateLimiter } from "@accord/core"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, ManagedRuntime } from "effect"
-
-const principals: Readonly<Record<string, Principal>> = {
-  "user-token": Principal.User({ userId: "u_1" as UserId }),
-  "client-token": Principal.Client({ clientId: "web" as ClientId })
-}
+import { Effect } from "effect"
+import { runtimeWithPorts, tokenTableAuthenticator } from "./ports.js"
 
 /** What the use cases were asked, so a test can tell that a refused request never reached them. */
 const listed: Array<string> = []
-const unused = (): Effect.Effect<never> => Effect.die(new Error("not used by these tests"))
-const runtime: AccordRuntime = ManagedRuntime.make(
-  Layer.mergeAll(
-    Layer.succeed(
-      Authenticator,
-      Authenticator.of({
-        authenticate: (token) => {
-          const principal = principals[token]
-          return principal === undefined
-            ? Effect.fail(new Unauthenticated({ reason: "invalid_token" }))
-            : Effect.succeed(principal)
-        }
-      })
-    ),
-    Layer.succeed(PlanEntries, PlanEntries.of({ insertIfAbsent: unused, findByEmailKey: unused })),
-    Layer.succeed(PreferencesStore, PreferencesStore.of({ getOrCreate: unused, update: unused })),
-    Layer.succeed(
-      PaymentMethods,
-      PaymentMethods.of({
-        listByUser: (userId) => Effect.sync(() => (listed.push(userId), [])),
-        setDefault: unused
-      })
-    ),
-    Layer.succeed(StoreAdmin, StoreAdmin.of({ loadSeed: unused, ping: Effect.void })),
-    Layer.succeed(PasswordHasher, PasswordHasher.of({ hash: unused, verify: unused }))
-  )
-)
+const runtime = runtimeWithPorts({
+  authenticator: tokenTableAuthenticator(),
+  paymentMethods: PaymentMethods.of({
+    listByUser: (userId) => Effect.sync(() => (listed.push(userId), [])),
+    setDefault: () => Effect.die(new Error("not used by these tests"))
+  }),
+  storeAdmin: StoreAdmin.of({ loadSeed: () => Effect.die(new Error("not used by these tests")), ping: Effect.void })
+})
 
 /** A limiter answering `wait` seconds to every call, recording the keys it was asked about. */
 const recordingLimiter = (wait: number) => {

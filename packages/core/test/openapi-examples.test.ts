@@ -7,70 +7,39 @@ import {
   type ProblemCode
 } from "@accord/contract"
 import {
-  Authenticator,
   makeHttpHandler,
   makeOpenApiDocument,
   NotFound,
   operations,
-  PasswordHasher,
   PaymentMethods,
-  PlanEntries,
   PreconditionFailed,
-  PreferencesStore,
-  Principal,
   problemBody,
   problems,
   StoreAdmin,
-  Unauthenticated,
   Unavailable,
-  type AccordRuntime,
-  type ClientId,
-  type HttpRequest,
-  type UserId
+  type HttpRequest
 } from "@accord/core"
 import { afterAll, describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, ManagedRuntime, Schema } from "effect"
+import { Effect, Schema } from "effect"
+import { runtimeWithPorts, tokenTableAuthenticator } from "./ports.js"
 
 // The OpenAPI document's response examples (contract/src/examples.ts) are what the server answers: each problem
 // example is compared, byte for byte, with the body the handler sends for a request that gets that code.
 
-const principals: Readonly<Record<string, Principal>> = {
-  "user-token": Principal.User({ userId: "u_1" as UserId }),
-  "client-token": Principal.Client({ clientId: "web" as ClientId })
-}
-const unused = (): Effect.Effect<never> => Effect.die(new Error("not used by these tests"))
 // The payment method id decides what the store answers: the use case's declared errors, and a defect (500).
-const runtime: AccordRuntime = ManagedRuntime.make(
-  Layer.mergeAll(
-    Layer.succeed(
-      Authenticator,
-      Authenticator.of({
-        authenticate: (token) => {
-          const principal = principals[token]
-          return principal === undefined
-            ? Effect.fail(new Unauthenticated({ reason: "invalid_token" }))
-            : Effect.succeed(principal)
-        }
-      })
-    ),
-    Layer.succeed(PlanEntries, PlanEntries.of({ insertIfAbsent: unused, findByEmailKey: unused })),
-    Layer.succeed(PreferencesStore, PreferencesStore.of({ getOrCreate: unused, update: unused })),
-    Layer.succeed(
-      PaymentMethods,
-      PaymentMethods.of({
-        listByUser: () => Effect.fail(new Unavailable({ reason: "store_unreachable", retryAfterSeconds: 1 })),
-        setDefault: (_userId, id) =>
-          id === "pm_gone"
-            ? Effect.fail(new NotFound({ resource: "payment_method" }))
-            : id === "pm_stale"
-              ? Effect.fail(new PreconditionFailed())
-              : Effect.die(new Error("a defect"))
-      })
-    ),
-    Layer.succeed(StoreAdmin, StoreAdmin.of({ loadSeed: unused, ping: Effect.void })),
-    Layer.succeed(PasswordHasher, PasswordHasher.of({ hash: unused, verify: unused }))
-  )
-)
+const runtime = runtimeWithPorts({
+  authenticator: tokenTableAuthenticator(),
+  paymentMethods: PaymentMethods.of({
+    listByUser: () => Effect.fail(new Unavailable({ reason: "store_unreachable", retryAfterSeconds: 1 })),
+    setDefault: (_userId, id) =>
+      id === "pm_gone"
+        ? Effect.fail(new NotFound({ resource: "payment_method" }))
+        : id === "pm_stale"
+          ? Effect.fail(new PreconditionFailed())
+          : Effect.die(new Error("a defect"))
+  }),
+  storeAdmin: StoreAdmin.of({ loadSeed: () => Effect.die(new Error("not used")), ping: Effect.void })
+})
 afterAll(() => runtime.dispose())
 
 const handler = makeHttpHandler({

@@ -1,32 +1,13 @@
 import { defineOperation } from "@accord/contract"
-import {
-  Authenticator,
-  makeHttpHandler,
-  PasswordHasher,
-  PaymentMethods,
-  PlanEntries,
-  PreferencesStore,
-  StoreAdmin,
-  Unavailable,
-  type AccordRuntime,
-  type HttpResponse
-} from "@accord/core"
+import { makeHttpHandler, StoreAdmin, Unavailable, type AccordRuntime, type HttpResponse } from "@accord/core"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, ManagedRuntime, Schema } from "effect"
+import { Effect, Schema } from "effect"
+import { runtimeWithPorts } from "./ports.js"
 
 // Every port but the store's ping dies: a probe that touched anything else would answer 500.
 const broken = (): Effect.Effect<never> => Effect.die(new Error("broken port"))
 const runtimeWithPing = (ping: Effect.Effect<void, Unavailable>): AccordRuntime =>
-  ManagedRuntime.make(
-    Layer.mergeAll(
-      Layer.succeed(Authenticator, Authenticator.of({ authenticate: broken })),
-      Layer.succeed(PlanEntries, PlanEntries.of({ insertIfAbsent: broken, findByEmailKey: broken })),
-      Layer.succeed(PreferencesStore, PreferencesStore.of({ getOrCreate: broken, update: broken })),
-      Layer.succeed(PaymentMethods, PaymentMethods.of({ listByUser: broken, setDefault: broken })),
-      Layer.succeed(StoreAdmin, StoreAdmin.of({ loadSeed: broken, ping })),
-      Layer.succeed(PasswordHasher, PasswordHasher.of({ hash: broken, verify: broken }))
-    )
-  )
+  runtimeWithPorts({ storeAdmin: StoreAdmin.of({ loadSeed: broken, ping }) }, broken)
 
 let pings = 0
 const reachable = runtimeWithPing(Effect.sync(() => void pings++))

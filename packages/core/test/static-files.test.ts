@@ -1,29 +1,11 @@
-import {
-  Authenticator,
-  makeHttpHandler,
-  PasswordHasher,
-  PaymentMethods,
-  PlanEntries,
-  PreferencesStore,
-  StoreAdmin,
-  type AccordRuntime,
-  type DocsAssets
-} from "@accord/core"
+import { makeHttpHandler, type DocsAssets } from "@accord/core"
 import { afterAll, describe, expect, it } from "@effect/vitest"
-import { Effect, Layer, ManagedRuntime } from "effect"
+import { Effect } from "effect"
+import { runtimeWithPorts } from "./ports.js"
 
 // Static files never reach a port: every port dies, so touching one would show as a 500.
 const broken = (): Effect.Effect<never> => Effect.die(new Error("a static file reached a port"))
-const runtime: AccordRuntime = ManagedRuntime.make(
-  Layer.mergeAll(
-    Layer.succeed(Authenticator, Authenticator.of({ authenticate: broken })),
-    Layer.succeed(PlanEntries, PlanEntries.of({ insertIfAbsent: broken, findByEmailKey: broken })),
-    Layer.succeed(PreferencesStore, PreferencesStore.of({ getOrCreate: broken, update: broken })),
-    Layer.succeed(PaymentMethods, PaymentMethods.of({ listByUser: broken, setDefault: broken })),
-    Layer.succeed(StoreAdmin, StoreAdmin.of({ loadSeed: broken, ping: broken() })),
-    Layer.succeed(PasswordHasher, PasswordHasher.of({ hash: broken, verify: broken }))
-  )
-)
+const runtime = runtimeWithPorts({}, broken)
 afterAll(() => runtime.dispose())
 
 const utf8 = new TextEncoder()

@@ -1,4 +1,5 @@
 import type { HttpHeaders, StaticAsset } from "./types.js"
+import { entityTagTextOfBytes } from "./conditional.js"
 import { headerValue } from "./header-value.js"
 
 /**
@@ -69,24 +70,6 @@ export interface Representations {
   readonly available: ReadonlySet<ContentCoding>
 }
 
-/**
- * A strong entity tag of bytes (the same mixing as `entityTagOf` for text): the identity body's hash and length;
- * each coding's tag is the identity's with the coding as a suffix (`"...-br"`), so it changes with the file and
- * differs between codings, as RFC 9110 (8.8.3) asks of distinct representations.
- */
-export const entityTagOfBytes = (bytes: Uint8Array): string => {
-  let h1 = 0xdeadbeef
-  let h2 = 0x41c6ce57
-  for (let i = 0; i < bytes.length; i++) {
-    const code = bytes[i] ?? 0
-    h1 = Math.imul(h1 ^ code, 2654435761)
-    h2 = Math.imul(h2 ^ code, 1597334677)
-  }
-  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909)
-  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909)
-  return `${(h1 >>> 0).toString(16).padStart(8, "0")}${(h2 >>> 0).toString(16).padStart(8, "0")}-${bytes.length.toString(16)}`
-}
-
 // Hashing the 1.7 MB swagger-ui bundle takes a few milliseconds: once per file object, on its first request.
 const computed = new WeakMap<StaticAsset, Representations>()
 
@@ -96,7 +79,9 @@ export const representationsOf = (file: StaticAsset): Representations | undefine
   if (encodings === undefined) return undefined
   let representations = computed.get(file)
   if (representations === undefined) {
-    const tag = entityTagOfBytes(file.body)
+    // Each coding's tag is the identity's with the coding as a suffix (`"...-br"`): it changes with the file and
+    // differs between codings, as RFC 9110 (8.8.3) asks of distinct representations.
+    const tag = entityTagTextOfBytes(file.body)
     const encoded = new Map<ContentCoding, Representation>()
     for (const coding of ["br", "gzip"] as const) {
       const body = encodings[coding]

@@ -141,9 +141,23 @@ export interface Cli {
 }
 
 /** Spawns `node packages/server/dist/main.js` with cheap scrypt cost and nothing inherited from the option variables. */
-export const spawnCli = (args: ReadonlyArray<string>, env: Record<string, string> = {}): Cli => {
+export const spawnCli = (args: ReadonlyArray<string>, env: Record<string, string> = {}): Cli =>
+  watchProcess(process.execPath, [mainJs, ...args], env)
+
+/**
+ * Spawns `npm start -- ARGS` as a user or a supervisor does (`CMD ["npm", "start"]`): the child is npm itself, with the
+ * server below it. npm is the one that ran this test when there is one (`npm_execpath`), else the `npm` on the PATH.
+ */
+export const spawnNpmStart = (args: ReadonlyArray<string>, env: Record<string, string> = {}): Cli => {
+  const npmCli = process.env["npm_execpath"]
+  return npmCli !== undefined && npmCli.endsWith(".js")
+    ? watchProcess(process.execPath, [npmCli, "start", "--silent", "--", ...args], env)
+    : watchProcess("npm", ["start", "--silent", "--", ...args], env)
+}
+
+const watchProcess = (command: string, args: ReadonlyArray<string>, env: Record<string, string>): Cli => {
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !OPTION_VARIABLES.includes(name)))
-  const child = spawn(process.execPath, [mainJs, ...args], {
+  const child = spawn(command, args, {
     cwd: repoRoot,
     env: { ...inherited, SCRYPT_N: "1024", SCRYPT_P: "1", ...env },
     stdio: ["ignore", "pipe", "pipe"]

@@ -4,6 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { availableParallelism, tmpdir, totalmem } from "node:os"
 import { join } from "node:path"
 import { serverMainJs as mainJs } from "./cli-server.js"
+import { FLOOD_CONNECTIONS, FLOOD_REQUESTS_PER_CONNECTION, measureFloodWaits, type FloodWaits } from "./flood.js"
 import { LANGUAGE_PATH, PAYMENT_METHOD_PATH, paymentMethodIds, seedInput, userToken } from "./fixtures.js"
 
 /**
@@ -11,7 +12,8 @@ import { LANGUAGE_PATH, PAYMENT_METHOD_PATH, paymentMethodIds, seedInput, userTo
  * in a child process under SOAK_SECONDS of mixed load from autocannon in this process: users reading and changing
  * their preferences and default payment methods, a few plan entries, and invalid requests that must get their 4xx.
  * Any other status, a socket error or a timeout is a failure (exit code 1). The child's resident memory is sampled
- * every second from /proc; the report shows its curve and whether it levels off. Not part of `npm test` or CI.
+ * every second from /proc; the report shows its curve and whether it levels off. Then, on the same server, another
+ * client's wait while 100 connections pipeline requests they never read (`flood.ts`). Not part of `npm test` or CI.
  */
 
 const numberFrom = (name: string, fallback: number): number => {
@@ -277,6 +279,7 @@ interface AdapterResult {
   readonly results: ReadonlyArray<readonly [string, autocannon.Result]>
   readonly logErrors: ReadonlyArray<string>
   readonly logLines: number
+  readonly flood: FloodWaits
   readonly exitCode: number | null
 }
 
@@ -326,6 +329,7 @@ const soak = async (adapter: string, seedPath: string): Promise<AdapterResult> =
   const results = await Promise.all(streams.map(async ([name, pending]) => [name, await pending] as const))
   clearInterval(sampler)
   sample()
+  const flood = await measureFloodWaits(server.url)
   const exitCode = await stopServer(server)
   return {
     adapter,
@@ -334,6 +338,7 @@ const soak = async (adapter: string, seedPath: string): Promise<AdapterResult> =
     results,
     logErrors: server.logs.errors,
     logLines: server.logs.lines,
+    flood,
     exitCode
   }
 }
@@ -452,6 +457,7 @@ const main = async (): Promise<void> => {
       transportErrors > 0 ||
       outcome.logErrors.length > 0 ||
       outcome.exitCode !== 0 ||
+      outcome.flood.notOk > 0 ||
       !memory.levelsOff
     )
       failed = true
@@ -473,6 +479,23 @@ const main = async (): Promise<void> => {
           memory.levelsOff ? "yes" : "NO"
         ]
       })
+    )
+  )
+  console.log(
+    `\n## Another client's wait while ${FLOOD_CONNECTIONS} connections pipeline ` +
+      `${FLOOD_REQUESTS_PER_CONNECTION} unread requests each (docs/SECURITY.md, "Clients that never read")\n`
+  )
+  console.log(
+    table(
+      ["adapter", "idle p50 ms", "flood p50 ms", "flood max ms", "samples", "not 200"],
+      outcomes.map(({ adapter, flood }) => [
+        adapter,
+        flood.idleP50Ms.toFixed(1),
+        flood.p50Ms.toFixed(1),
+        flood.maxMs.toFixed(0),
+        String(flood.samples),
+        String(flood.notOk)
+      ])
     )
   )
   if (failed) {

@@ -86,6 +86,12 @@ const halfSentPut = async (url: string, language: string) => {
   const { hostname, port } = new URL(url)
   const socket = connect({ host: hostname, port: Number(port) })
   await once(socket, "connect")
+  let wire = ""
+  socket.setEncoding("utf8").on("data", (chunk: string) => (wire += chunk))
+  // One whole exchange first: from then on the host has certainly accepted the connection, however busy the machine.
+  socket.write(`GET /api/health HTTP/1.1\r\nHost: ${hostname}:${port}\r\n\r\n`)
+  while (!wire.includes('{"status":"ok"}')) await once(socket, "data")
+  wire = ""
   const body = JSON.stringify({ language })
   const half = Math.floor(body.length / 2)
   socket.write(
@@ -93,8 +99,6 @@ const halfSentPut = async (url: string, language: string) => {
       `Authorization: Bearer ${tokens.userToken}\r\nContent-Type: application/json\r\n` +
       `Content-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.slice(0, half)}`
   )
-  let wire = ""
-  socket.setEncoding("utf8").on("data", (chunk: string) => (wire += chunk))
   const closed = once(socket, "close").then(() => wire)
   socket.on("error", () => undefined)
   return {

@@ -1,6 +1,7 @@
 import type { SeedInput } from "@accord/core"
 import { paths, randomSuffix, randomToken, REQUEST_ID_PATTERN, withoutSlash } from "./paths.js"
 import { send, type RawRequest, type RawResponse } from "./raw-http.js"
+import { UNSENT_BODY_TIMEOUT_MS } from "./audits/responses.js"
 
 /**
  * Adapter parity: the same raw requests, in the same order, against two servers, reduced to what the contract says
@@ -208,7 +209,7 @@ export const parityCorpus = (fixture: ParityFixture): ReadonlyArray<ParityCase> 
         headers: json,
         body: "{",
         declaredLength: 10 * 1024 * 1024,
-        timeoutMs: 3000
+        timeoutMs: UNSENT_BODY_TIMEOUT_MS
       }
     },
     {
@@ -256,7 +257,7 @@ export const parityCorpus = (fixture: ParityFixture): ReadonlyArray<ParityCase> 
         headers: { "Content-Type": "application/json" },
         body: "{",
         declaredLength: 10 * 1024 * 1024,
-        timeoutMs: 3000
+        timeoutMs: UNSENT_BODY_TIMEOUT_MS
       }
     },
     {

@@ -180,9 +180,12 @@ export interface ServerGuard {
  */
 export const guardServer = (
   server: Server,
-  options: Pick<StandaloneServerOptions, "onClientError" | "maxConnections" | "requestTimeoutMs">
+  options: Pick<
+    StandaloneServerOptions,
+    "onClientError" | "maxConnections" | "requestTimeoutMs" | "onUnreadConnectionClosed"
+  >
 ): ServerGuard => {
-  const onClientError = options.onClientError
+  const { onClientError, onUnreadConnectionClosed } = options
   if (options.maxConnections !== undefined && options.maxConnections > 0) server.maxConnections = options.maxConnections
   const requestTimeout = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS
   const stallLimitMs = requestTimeout > 0 ? requestTimeout : DEFAULT_REQUEST_TIMEOUT_MS
@@ -197,7 +200,10 @@ export const guardServer = (
   /** After each answer: a socket whose output no longer drains gets the request timeout to resume reading. */
   const watchOutput = (socket: Socket): void => {
     if (socket.destroyed || !socket.writableNeedDrain || stalled.has(socket)) return
-    const timer = setTimeout(() => socket.destroy(), stallLimitMs).unref()
+    const timer = setTimeout(() => {
+      socket.destroy()
+      onUnreadConnectionClosed?.()
+    }, stallLimitMs).unref()
     stalled.set(socket, timer)
     socket.once("drain", () => {
       clearTimeout(timer)
@@ -254,18 +260,22 @@ export const makeDrainState = (options: Pick<HttpHandlerOptions, "isDraining"> =
 }
 
 /**
- * Prepares `server` for a graceful close (install it before the server takes requests, it watches every one) and
- * returns `drain(timeoutMs)`: mark `state` draining, stop accepting, let every request on an accepted connection be
- * answered, close each connection as soon as it is idle, and at the deadline close whatever is left. Resolves once
- * the server is closed.
- */
-/**
  * Runs `then` once the event loop has passed a poll phase, so that whatever the kernel holds for a socket has been
  * read and parsed (two immediates: the first may run in the turn that is already past its poll phase).
  */
 const afterNextRead = (then: () => void): void => void setImmediate(() => setImmediate(then))
 
-export const drainOnClose = (server: Server, state?: DrainState): ((timeoutMs?: number) => Promise<void>) => {
+/**
+ * Prepares `server` for a graceful close (install it before the server takes requests, it watches every one) and
+ * returns `drain(timeoutMs)`: mark `state` draining, stop accepting, let every request on an accepted connection be
+ * answered, close each connection as soon as it is idle, and at the deadline close whatever is left, telling
+ * `onDrainLimit` how many requests were still unanswered. Resolves once the server is closed.
+ */
+export const drainOnClose = (
+  server: Server,
+  state?: DrainState,
+  onDrainLimit?: (unanswered: number) => void
+): ((timeoutMs?: number) => Promise<void>) => {
   let draining = false
   const pending = new Set<ServerResponse>()
   /** The latest request of each connection: the one whose answer closes it during a drain. */
@@ -307,7 +317,12 @@ export const drainOnClose = (server: Server, state?: DrainState): ((timeoutMs?: 
       for (const response of latest.values()) if (pending.has(response)) closeAfter(response)
       // A client that does not read its answers would hold the drain to its deadline: closed at once.
       for (const socket of latest.keys()) if (socket.writableNeedDrain) socket.destroy()
-      const deadline = setTimeout(() => server.closeAllConnections(), timeoutMs)
+      // What the limit cuts off is told (`onDrainLimit`): a drain that ends by itself tells nothing, so a host and a
+      // test know which way it ended without timing it.
+      const deadline = setTimeout(() => {
+        onDrainLimit?.(pending.size)
+        server.closeAllConnections()
+      }, timeoutMs)
       // Not closed in this turn: requests a client sent before the drain may still sit unread in the kernel (a busy
       // server reads a socket once per turn), and closing their "idle" connection now would reset them unanswered.
       // Once they are read, each is being answered, and only truly idle connections, and the listener, are closed.

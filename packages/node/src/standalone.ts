@@ -40,6 +40,16 @@ export interface StandaloneServerOptions extends HttpHandlerOptions {
    * server never writes it to stderr itself (docs/SECURITY.md, "Every log line is JSON").
    */
   readonly onConnectionError?: (error: unknown) => void
+  /**
+   * Called each time a connection is closed because its client left its answers unread for the request timeout
+   * (docs/SECURITY.md, "Clients that never read their answers").
+   */
+  readonly onUnreadConnectionClosed?: () => void
+  /**
+   * Called when `close()` reaches `drainTimeoutMs` with requests still unanswered, with how many; those connections
+   * are then closed. Never called when the drain ends by itself.
+   */
+  readonly onDrainLimit?: (unanswered: number) => void
   /** Every refusal the server answers itself, before the handler (docs/SECURITY.md, "Every refusal is logged"). */
   readonly onClientError?: (log: ClientErrorLog) => void
   /**
@@ -90,7 +100,7 @@ export const serve = async (
   const { listener, close } = typeof made === "function" ? { listener: made, close: undefined } : made
   server.on("request", guard(listener))
   server.on("clientError", clientError)
-  const drain = drainOnClose(server, drainState)
+  const drain = drainOnClose(server, drainState, options.onDrainLimit)
   const url = await listen(server, options.host ?? DEFAULT_HOST, options.port ?? DEFAULT_PORT)
   return {
     url,

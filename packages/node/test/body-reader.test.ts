@@ -88,14 +88,20 @@ interface Seen {
   readonly fullyReceived: boolean
 }
 
+/** Resolves once `done()` is true, checking every 5 ms: the test's own time-out is the only bound. */
+const until = async (done: () => boolean): Promise<void> => {
+  while (!done()) await new Promise((resolve) => setTimeout(resolve, 5))
+}
+
 /**
- * Sends raw HTTP on one connection (each string one write, `pauseMs` apart) to a server that looks for the body a
- * microtask after the request arrived, as the Node adapters do; resolves with what it saw per request and the raw
- * answers.
+ * Sends raw HTTP on one connection to a server that looks for the body a microtask after the request arrived, as the
+ * Node adapters do; resolves with what it saw per request and the raw answers once `answerCount` answers came. Each
+ * string is one write, and a write after the first waits until the server has seen a request: the rest of a body
+ * then certainly arrives after the request was dispatched, however busy the machine.
  */
 const exchange = async (
   writes: ReadonlyArray<string>,
-  pauseMs = 0,
+  answerCount: number,
   consume?: (request: IncomingMessage) => void
 ): Promise<{ seen: Array<Seen>; answers: string }> => {
   const seen: Array<Seen> = []
@@ -110,11 +116,11 @@ const exchange = async (
   const socket = connect((server.address() as AddressInfo).port, "127.0.0.1")
   let answers = ""
   socket.on("data", (chunk: Buffer) => (answers += chunk.toString("latin1")))
-  for (const write of writes) {
+  for (const [index, write] of writes.entries()) {
+    if (index > 0) await until(() => seen.length > 0)
     socket.write(write)
-    await new Promise((resolve) => setTimeout(resolve, pauseMs))
   }
-  await new Promise((resolve) => setTimeout(resolve, 50))
+  await until(() => (answers.match(/HTTP\/1\.1 /g) ?? []).length >= answerCount)
   socket.destroy()
   await new Promise((resolve) => server.close(resolve))
   return { seen, answers }
@@ -125,7 +131,7 @@ const put = (body: string): string =>
 
 describe("nodeBodyNow", () => {
   it("takes a body that came with its headers without waiting, and the connection stays usable", async () => {
-    const { seen, answers } = await exchange([put('{"a":1}') + put('{"b":2}')])
+    const { seen, answers } = await exchange([put('{"a":1}') + put('{"b":2}')], 2)
     expect(seen.map(({ now }) => now?._tag === "Read" && text(now.bytes))).toEqual(['{"a":1}', '{"b":2}'])
     expect(seen.every(({ fullyReceived }) => fullyReceived)).toBe(true)
     // Both answered on the one connection, neither with Connection: close.
@@ -135,20 +141,21 @@ describe("nodeBodyNow", () => {
 
   it("is undefined while the body is still on its way, and for a chunked body", async () => {
     const split = put('{"a":1}')
-    const late = await exchange([split.slice(0, -3), split.slice(-3)], 20)
+    const late = await exchange([split.slice(0, -3), split.slice(-3)], 1)
     expect(late.seen).toEqual([{ now: undefined, fullyReceived: false }])
-    const chunked = await exchange([
-      "PUT /x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n"
-    ])
+    const chunked = await exchange(
+      ["PUT /x HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n"],
+      1
+    )
     expect(chunked.seen.map(({ now }) => now)).toEqual([undefined])
   })
 
   it("leaves alone a body larger than the limit, one someone else is reading, and one read as text", async () => {
-    const large = await exchange([put("x".repeat(101))])
+    const large = await exchange([put("x".repeat(101))], 1)
     expect(large.seen.map(({ now }) => now)).toEqual([undefined])
-    const taken = await exchange([put('{"a":1}')], 0, (request) => request.on("data", () => {}))
+    const taken = await exchange([put('{"a":1}')], 1, (request) => request.on("data", () => {}))
     expect(taken.seen.map(({ now }) => now)).toEqual([undefined])
-    const decoded = await exchange([put('{"a":1}')], 0, (request) => request.setEncoding("utf8"))
+    const decoded = await exchange([put('{"a":1}')], 1, (request) => request.setEncoding("utf8"))
     expect(decoded.seen.map(({ now }) => now)).toEqual([undefined])
   })
 })

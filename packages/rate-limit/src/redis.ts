@@ -14,8 +14,9 @@ import { fixedWindowFor, type RateLimitOptions } from "./window.js"
 const CONNECT_TIMEOUT_MS = 2000
 /** What ioredis rejects a command with when its `commandTimeout` passes without a reply. */
 const COMMAND_TIMED_OUT = "Command timed out"
-/** Reconnection: soon after a failure, then at most every 5 s, for as long as the limiter lives. */
-const reconnectDelay = (attempt: number): number => Math.min(attempt * 250, 5000)
+/** Reconnection: soon after a failure, then at most every 5 s (this), for as long as the limiter lives. */
+export const MAX_RECONNECT_DELAY_MS = 5000
+const reconnectDelay = (attempt: number): number => Math.min(attempt * 250, MAX_RECONNECT_DELAY_MS)
 
 export interface RedisRateLimiterOptions extends RateLimitOptions, SharedLimiterOptions {
   /** `redis://[user:password@]host:port[/db]`, or `rediss://` for TLS. */

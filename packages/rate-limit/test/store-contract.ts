@@ -97,20 +97,20 @@ export const describeSharedLimiterStore = (store: SharedLimiterStore, ownCases: 
 
       it(`fails open when ${store.store} is unreachable: the request is served at once, onError told, nothing rejects`, async () => {
         const errors: Array<unknown> = []
+        // A time-out no request may wait for: each is served on the refusal itself, never on the time-out.
         const limiter = await make(
-          { pauseAfterErrorMs: 0, onError: (error) => errors.push(error) },
+          { pauseAfterErrorMs: 0, timeoutMs: 600_000, onError: (error) => errors.push(error) },
           elsewhere("127.0.0.1", 1, false)
         )
         const atStart = errors.length
         if (persistent) expect(String(errors[0])).toMatch(/ECONNREFUSED/)
         else expect(atStart).toBe(0)
-        const started = performance.now()
         for (let index = 0; index < 7; index++) expect(await limiter.consume("user:u_1")).toBe(0)
-        expect(performance.now() - started).toBeLessThan(1000)
         // Each request failed and was reported (pauseAfterErrorMs 0); a persistent client's reconnections add more.
         if (persistent) expect(errors.length).toBeGreaterThanOrEqual(atStart + 7)
         else expect(errors).toHaveLength(7)
         expect(String(errors[0])).toMatch(/ECONNREFUSED/)
+        expect(errors.filter((error) => error instanceof RateLimitStoreTimeout)).toEqual([])
       })
 
       it(`fails open within its timeout when ${store.store} accepts connections and never answers`, async () => {
@@ -118,19 +118,16 @@ export const describeSharedLimiterStore = (store: SharedLimiterStore, ownCases: 
         const errors: Array<unknown> = []
         let limiter: ClosableRateLimiter | undefined
         try {
-          const starting = performance.now()
+          // A persistent client's start waits a bounded time for the first connection (here the handshake times out
+          // first); a per-request one tries nothing. Either way it starts: a black hole never answers.
           limiter = await make(
             { timeoutMs: 200, onError: (error) => errors.push(error) },
             elsewhere(blackHole.host, blackHole.port, false)
           )
-          // A persistent client's start waits at most 2 s for the first connection (here the handshake times out
-          // sooner); a per-request one tries nothing.
-          expect(performance.now() - starting).toBeLessThan(4000)
           const atStart = errors.length
-          const started = performance.now()
           expect(await limiter.consume("user:u_1")).toBe(0)
-          expect(performance.now() - started).toBeLessThan(1500)
-          // Redis's client refuses at once while its handshake is unanswered; a pool's request waits for the timeout.
+          // Redis's client refuses at once while its handshake is unanswered; a pool's request waits for the timeout
+          // (the only way a black hole's request is answered at all).
           if (persistent) expect(errors.length).toBeGreaterThanOrEqual(atStart + 1)
           else expect(errors).toEqual([expect.any(RateLimitStoreTimeout)])
         } finally {
@@ -151,9 +148,8 @@ export const describeSharedLimiterStore = (store: SharedLimiterStore, ownCases: 
           )
           expect([await limiter.consume("user:silent"), await limiter.consume("user:silent")]).toEqual([0, 1])
           proxy.blackHole()
-          const started = performance.now()
+          // Served because its time-out passed (the silent store never answers), and said so.
           expect(await limiter.consume("user:silent")).toBe(0)
-          expect(performance.now() - started).toBeLessThan(1500)
           expect(errors).toEqual([expect.any(RateLimitStoreTimeout)])
         } finally {
           // The proxy first: a pool's close waits for the query still unanswered behind it.

@@ -399,9 +399,18 @@ export const requestLogging = (
 }
 
 /** Connection errors a framework reports outside any answer: a debug line, JSON like every other (never stderr text). */
-export const connectionLogging = (logger: Logger): Pick<StandaloneServerOptions, "onConnectionError"> => ({
+export const connectionLogging = (
+  logger: Logger
+): Pick<StandaloneServerOptions, "onConnectionError" | "onDrainLimit" | "onUnreadConnectionClosed"> => ({
   onConnectionError: (error: unknown) => {
     logger.debug({ err: error }, "connection error")
+  },
+  onUnreadConnectionClosed: () => {
+    logger.debug("closed a connection whose client left its answers unread")
+  },
+  // docs/operations.md, "Stopping": the drain limit cut requests off (a drain that ends by itself logs nothing here).
+  onDrainLimit: (unanswered: number) => {
+    logger.warn({ unanswered }, "drain limit reached; closing the connections still open")
   }
 })
 

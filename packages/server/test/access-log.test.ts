@@ -193,9 +193,12 @@ describe("BufferedLog, on a file descriptor", () => {
 
   const line = (index: number, size = 100) => `{"n":${index},"pad":"${"x".repeat(size)}"}\n`
 
-  /** Polls `check` every 10 ms, up to 5 s (the thread pool writes on its own schedule). */
+  /**
+   * Polls `check` every 10 ms (the thread pool writes on its own schedule), giving up after 20 s: a bound only for a
+   * write that never comes, far past any machine's slowness.
+   */
   const until = async <A>(check: () => A | undefined): Promise<A | undefined> => {
-    for (let waited = 0; waited < 5000; waited += 10) {
+    for (const giveUp = performance.now() + 20_000; performance.now() < giveUp;) {
       const found = check()
       if (found !== undefined) return found
       await new Promise((resolve) => setTimeout(resolve, 10))

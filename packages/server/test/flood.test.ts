@@ -5,13 +5,14 @@ import { buildServer, spawnCli, type Cli } from "./cli-helpers.js"
 
 beforeAll(buildServer, 120_000)
 
-// docs/SECURITY.md, "Clients that never read their answers": the flood of issue 15 item 2, bounded in time and size.
+// docs/SECURITY.md, "Clients that never read their answers": the flood of issue 15 item 2, bounded in size. What it
+// costs another client in time depends on the machine, so that figure is `npm run soak`'s (bench/src/flood.ts); here,
+// what does not: memory, every answer, and a drain that ends by itself rather than at its limit.
 const CONNECTIONS = 100
 const REQUESTS_PER_CONNECTION = 5000
 const FLOOD_MS = 3000
-/** Stated bounds, with wide margins (measured: 50-100 MiB of growth and 0.4-0.6 s; before the fix 470 MiB and 4 s). */
+/** Stated bound, with a wide margin (measured: 50-100 MiB of growth; before the fix 470 MiB). */
 const MAX_GROWTH_MIB = 200
-const MAX_WAIT_MS = 2000
 
 const hasProc = existsSync("/proc/self/status")
 
@@ -31,11 +32,10 @@ const openNonReader = (url: string, bytes: string): Socket => {
   return socket
 }
 
-const timedHealth = async (url: string): Promise<{ readonly status: number; readonly ms: number }> => {
-  const started = performance.now()
-  const response = await fetch(`${url}/api/health`, { signal: AbortSignal.timeout(15_000) })
+const health = async (url: string): Promise<number> => {
+  const response = await fetch(`${url}/api/health`)
   await response.text()
-  return { status: response.status, ms: performance.now() - started }
+  return response.status
 }
 
 describe.skipIf(!hasProc)(
@@ -45,7 +45,8 @@ describe.skipIf(!hasProc)(
       let cli: Cli
       let url = ""
       beforeAll(async () => {
-        cli = spawnCli(["--adapter", adapter, "--port", "0", "--log-level", "warn"])
+        // A drain limit no drain reaches on any machine unless a connection holds it up.
+        cli = spawnCli(["--adapter", adapter, "--port", "0", "--log-level", "warn", "--drain-timeout-ms", "20000"])
         url = await cli.listening
       })
       afterAll(async () => {
@@ -53,42 +54,42 @@ describe.skipIf(!hasProc)(
         await cli.exited
       })
 
-      it(`keeps memory and another client's wait bounded while ${CONNECTIONS} connections pipeline unread requests, then drains at once`, async () => {
+      it(`keeps memory bounded and answers another client while ${CONNECTIONS} connections pipeline unread requests, then drains without its limit`, async () => {
         const pid = cli.child.pid ?? 0
-        await timedHealth(url)
+        await health(url)
         const before = memoryOf(pid)
         const pipelined = "GET /api/health HTTP/1.1\r\nHost: flood\r\n\r\n".repeat(REQUESTS_PER_CONNECTION)
         const flood = Array.from({ length: CONNECTIONS }, () => openNonReader(url, pipelined))
 
-        const waits: Array<{ readonly status: number; readonly ms: number }> = []
+        const statuses: Array<number> = []
         for (const until = Date.now() + FLOOD_MS; Date.now() < until;) {
-          waits.push(await timedHealth(url))
+          statuses.push(await health(url))
           await new Promise((resolve) => setTimeout(resolve, 50))
         }
         const during = memoryOf(pid)
-        expect(waits.every((wait) => wait.status === 200)).toBe(true)
-        expect(Math.max(...waits.map((wait) => wait.ms))).toBeLessThan(MAX_WAIT_MS)
+        expect(new Set(statuses)).toEqual(new Set([200]))
         expect(during.peak - before.rss).toBeLessThan(MAX_GROWTH_MIB)
 
-        // Still serving as before, and a drain is not held up by the flood's connections (still open on this side).
-        expect((await timedHealth(url)).status).toBe(200)
-        const stopping = performance.now()
+        // Still serving as before, and a drain is not held up by the flood's connections (still open on this side):
+        // it ends by itself, so the limit's warning never comes (before the fix the stuck answers held it there).
+        expect(await health(url)).toBe(200)
         cli.child.kill("SIGTERM")
         expect((await cli.exited).code).toBe(0)
-        expect(performance.now() - stopping).toBeLessThan(5000)
+        const messages = cli.logLines().map((line) => line["msg"])
+        expect(messages).not.toContain("drain limit reached; closing the connections still open")
         for (const socket of flood) socket.destroy()
       })
     })
   }
 )
 
-/** Resolves with every byte a connection gets until it closes, reading only from `afterMs` on. */
-const readAfter = (socket: Socket, afterMs: number): Promise<number> =>
+/** Resolves with every byte a connection gets until it closes, reading only once `readFrom` resolves. */
+const readAfter = (socket: Socket, readFrom: Promise<void>): Promise<number> =>
   new Promise((resolve) => {
     let received = 0
     socket.on("data", (chunk: Buffer) => (received += chunk.length))
     socket.once("close", () => resolve(received))
-    setTimeout(() => socket.resume(), afterMs)
+    void readFrom.then(() => socket.resume())
   })
 
 describe.each(["koa", "fastify", "express", "fetch"] as const)("connection limits, --adapter %s", (adapter) => {
@@ -96,7 +97,7 @@ describe.each(["koa", "fastify", "express", "fetch"] as const)("connection limit
   let url = ""
   beforeAll(async () => {
     cli = spawnCli([
-      ...["--adapter", adapter, "--port", "0", "--log-level", "warn"],
+      ...["--adapter", adapter, "--port", "0", "--log-level", "debug"],
       ...["--max-connections", "4", "--request-timeout-ms", "1000", "--headers-timeout-ms", "1000"]
     ])
     url = await cli.listening
@@ -111,8 +112,8 @@ describe.each(["koa", "fastify", "express", "fetch"] as const)("connection limit
     const bundle = "GET /api/docs/swagger-ui-bundle.js HTTP/1.1\r\nHost: slow\r\n\r\n"
     const socket = openNonReader(url, bundle.repeat(10))
     const bundleBytes = Number((await fetch(`${url}/api/docs/swagger-ui-bundle.js`)).headers.get("content-length"))
-    // Read only after three request timeouts: by then the server has closed it, having sent what the buffers took.
-    const received = await readAfter(socket, 3000)
+    // Read only once the server says it closed it: what the buffers took arrives, the rest never does.
+    const received = await readAfter(socket, cli.logged("closed a connection whose client left its answers unread"))
     expect(received).toBeLessThan(bundleBytes * 10)
   })
 

@@ -71,8 +71,8 @@ const behindProxy = (
   scrypt: { N: 1024, r: 8, p: 1 }
 })
 
-/** Polls `check` every 25 ms until it returns true; fails after `timeoutMs` saying what it waited for. */
-const waitUntil = async (what: string, check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> => {
+/** Polls `check` every 25 ms until it returns true; fails after `timeoutMs` (a bound for what never comes) saying what it waited for. */
+const waitUntil = async (what: string, check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> => {
   const deadline = Date.now() + timeoutMs
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`gave up after ${timeoutMs} ms waiting until ${what}`)
@@ -227,14 +227,16 @@ describe.skipIf(databaseUrl === undefined)(
           await dropSchema(url, schema)
         }
       },
-      60_000
+      120_000
     )
   }
 )
 
-/** The query timeout the stall cases run with (the default is 5 s), and slack for a busy test machine on top. */
+/**
+ * The query timeout the stall cases run with (the default is 5 s). A stalled database never answers, so any answer
+ * at all is a timeout's; the tests check which one by its cause and by the order of events, never by the clock.
+ */
 const QUERY_TIMEOUT_MS = 1500
-const SLACK_MS = 1000
 
 describe.skipIf(databaseUrl === undefined)(
   databaseUrl === undefined
@@ -289,7 +291,7 @@ describe.skipIf(databaseUrl === undefined)(
     }
 
     it.each(["fastify", "koa"] as const)(
-      "%s: every route but liveness answers 503 unavailable within the query timeout, on open connections and new ones",
+      "%s: every route but liveness answers 503 unavailable at the query timeout, on open connections and new ones",
       async (adapter) => {
         const { proxy, call, logged } = await startBehindProxy(adapter)
         // The pool's connections open first, so the stall catches statements on them.
@@ -307,18 +309,18 @@ describe.skipIf(databaseUrl === undefined)(
           for (const { request, res, ms } of results) {
             const label = `${request.method} ${request.path}, round ${round}`
             expectUnavailable(label, res)
-            expect(ms, label).toBeLessThan(QUERY_TIMEOUT_MS + SLACK_MS)
+            // Answered by the query timeout, not before it: the stall holds every statement until then.
+            expect(ms, label).toBeGreaterThanOrEqual(QUERY_TIMEOUT_MS - 50)
           }
         }
-        const live = await timedCall(call, { method: "GET", path: paths.live })
-        expect(live.res.status).toBe(200)
-        expect(live.ms).toBeLessThan(SLACK_MS)
+        // Liveness asks no store: 200 while every statement still stalls (a store-bound probe would be 503).
+        expect((await call({ method: "GET", path: paths.live })).status).toBe(200)
         expect(logged().filter((line) => line["status"] === 500 || line["msg"] === "internal error")).toEqual([])
       },
       30_000
     )
 
-    it("after a failover (open connections dead, new ones fine) requests succeed again within twice the query timeout", async () => {
+    it("after a failover (open connections dead, new ones fine) each client fails at most twice, then is served again", async () => {
       const { proxy, call } = await startBehindProxy("fastify")
       const list: RawRequest = { method: "GET", path: paths.paymentMethods, headers: asUser }
       // The pool's ten connections open and idle, as a busy service has them between requests.
@@ -328,26 +330,33 @@ describe.skipIf(databaseUrl === undefined)(
 
       proxy.stall()
       proxy.resume()
-      const failover = performance.now()
-      // Two clients, one request after another each, for 6 query timeouts.
-      const outcomes: Array<{ readonly at: number; readonly status: number }> = []
-      const client = async () => {
-        while (performance.now() - failover < 6 * QUERY_TIMEOUT_MS) {
+      // Two clients, one request after another each, until ten in a row succeed. Without the suspect connections
+      // replaced at checkout, each of the ten dead ones would cost a request its timeout: up to ten failures.
+      const client = async (): Promise<{ readonly failures: number; readonly succeededInARow: number }> => {
+        let failures = 0
+        let succeededInARow = 0
+        for (let sent = 0; sent < 40 && succeededInARow < 10; sent++) {
           const res = await call(list)
-          if (res.status !== 200) expectUnavailable("during the failover", res)
-          outcomes.push({ at: performance.now() - failover, status: res.status })
+          if (res.status === 200) succeededInARow += 1
+          else {
+            expectUnavailable("during the failover", res)
+            failures += 1
+            succeededInARow = 0
+          }
           await delay(20)
         }
+        return { failures, succeededInARow }
       }
-      await Promise.all([client(), client()])
-      const lastFailure = Math.max(0, ...outcomes.filter((outcome) => outcome.status !== 200).map((o) => o.at))
-      expect(lastFailure).toBeLessThan(2 * QUERY_TIMEOUT_MS + SLACK_MS)
-      expect(outcomes.filter((outcome) => outcome.status === 200 && outcome.at > lastFailure).length).toBeGreaterThan(
-        10
-      )
-    }, 30_000)
+      const clients = await Promise.all([client(), client()])
+      const failures = clients.reduce((sum, outcome) => sum + outcome.failures, 0)
+      expect(failures, "a dead connection was found at all").toBeGreaterThanOrEqual(1)
+      for (const outcome of clients) {
+        expect(outcome.failures).toBeLessThanOrEqual(2)
+        expect(outcome.succeededInARow).toBe(10)
+      }
+    }, 60_000)
 
-    it("SIGTERM ends the process within the drain limit while the database, and the rate limit's, stall with requests waiting", async () => {
+    it("SIGTERM ends the process at the drain limit while the database, and the rate limit's, stall with requests waiting", async () => {
       const { proxy, schema } = await proxyAndSchema()
       const DRAIN_MS = 2000
       const cli: Cli = spawnCli([
@@ -359,9 +368,10 @@ describe.skipIf(databaseUrl === undefined)(
         viaProxy(url, proxy),
         "--database-schema",
         schema,
-        // Longer than the drain: the requests still wait on the database when the drain limit comes.
+        // The longest there is: the requests still wait on the database when the drain limit comes, and a shutdown
+        // that waited for the stores would not end within this test's time-out.
         "--database-query-timeout-ms",
-        "30000",
+        "600000",
         "--drain-timeout-ms",
         String(DRAIN_MS),
         "--rate-limit-capacity",
@@ -382,16 +392,16 @@ describe.skipIf(databaseUrl === undefined)(
       expect((await send(base, list)).status).toBe(200)
 
       proxy.stall()
-      const waiting = Array.from({ length: 3 }, () => send(base, list).catch((error: unknown) => error))
+      const waiting = Array.from({ length: 3 }, () => send(base, list).then((res) => res.status, String))
       await delay(700)
-      const signalled = performance.now()
       cli.child.kill("SIGTERM")
-      const exited = await Promise.race([cli.exited, delay(15_000).then(() => "still running after 15 s")])
-      const elapsed = performance.now() - signalled
-      expect(exited).toEqual({ code: 0, signal: null })
-      // The drain limit, then at most 1 s for the stores, which are cut off rather than waited for.
-      expect(elapsed).toBeLessThan(DRAIN_MS + 1000 + SLACK_MS)
-      await Promise.all(waiting)
+      expect(await cli.exited).toEqual({ code: 0, signal: null })
+      // Ended by the drain limit, the waiting requests cut off unanswered, the stores not waited for.
+      const drainLimit = cli
+        .logLines()
+        .find((line) => line["msg"] === "drain limit reached; closing the connections still open")
+      expect(drainLimit).toMatchObject({ unanswered: 3 })
+      for (const outcome of await Promise.all(waiting)) expect(outcome).not.toBe(503)
     }, 40_000)
   }
 )

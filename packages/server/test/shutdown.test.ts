@@ -52,7 +52,7 @@ const responsesIn = (wire: string): ReadonlyArray<WireResponse> =>
 describe.each(["fastify", "koa", "express", "fetch"] as const)(
   `SIGTERM with ${IN_FLIGHT} requests in flight: --adapter %s`,
   (adapter) => {
-    it("answers every in-flight request completely, refuses new connections, exits 0 within the drain limit", async () => {
+    it("answers every in-flight request completely, refuses new connections, exits 0 without reaching the drain limit", async () => {
       const cli = spawnCli(
         ["--adapter", adapter, "--port", "0", "--seed", suite.seedPath, "--drain-timeout-ms", String(DRAIN_TIMEOUT_MS)],
         {
@@ -96,7 +96,6 @@ describe.each(["fastify", "koa", "express", "fetch"] as const)(
       // Hashing is under way once the first plan entry is answered; most requests are still waiting for theirs.
       await Promise.race(requests.filter((request) => request.whole).map((request) => request.answered))
       signalled = true
-      const signalledAt = performance.now()
       cli.child.kill("SIGTERM")
       await cli.logged("draining")
 
@@ -112,7 +111,6 @@ describe.each(["fastify", "koa", "express", "fetch"] as const)(
       for (const request of requests) if (!request.whole) request.connection.send(request.body.slice(3))
       const received = await Promise.all(requests.map((request) => request.connection.closed))
       const exited = await cli.exited
-      const drainedInMs = performance.now() - signalledAt
 
       // The half-sent ones alone are half of them; they could not be answered before the signal.
       const inFlightAtSignal = requests.filter((request) => !request.answeredBeforeSignal).length
@@ -135,7 +133,10 @@ describe.each(["fastify", "koa", "express", "fetch"] as const)(
         else expect(json).toEqual({ email: `drain-${index}@example.com`, password: "********" })
       })
       expect(exited).toEqual({ code: 0, signal: null })
-      expect(drainedInMs).toBeLessThan(DRAIN_TIMEOUT_MS)
+      // It ended by itself, every request answered, not at the drain limit (which would have said so).
+      expect(cli.logLines().map((line) => line["msg"])).not.toContain(
+        "drain limit reached; closing the connections still open"
+      )
       const statuses = cli
         .logLines()
         .filter((line) => line["msg"] === "request")

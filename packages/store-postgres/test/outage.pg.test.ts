@@ -22,7 +22,6 @@ import {
   DatabaseTimeout,
   makePgPool,
   makePoolExecutor,
-  POOL_CLOSE_GRACE_MS,
   PostgresStoreLive,
   type PostgresStoreOptions
 } from "@accord/store-postgres"
@@ -78,10 +77,11 @@ const seededUser = (context: Context.Context<StoreServices>) =>
 const failureOf = <A, E>(exit: Exit.Exit<A, E>): E | Exit.Exit<A, E> =>
   Exit.isFailure(exit) ? Option.getOrElse(Cause.findErrorOption(exit.cause), () => exit) : exit
 
-/** The query timeout of the stall and failover cases, short to keep them quick; the default is 5 s. */
+/**
+ * The query timeout of the stall and failover cases, short to keep them quick; the default is 5 s. A stalled database
+ * never answers, so any answer at all is a timeout's: the cases check which by its cause and count, not by the clock.
+ */
 const QUERY_TIMEOUT_MS = 1000
-/** Slack for timers and a busy test machine on top of a stated bound. */
-const SLACK_MS = 750
 
 /** One store call of each kind: single statements, a stored function, and transactions. */
 const everyKindOfCall = (
@@ -253,7 +253,7 @@ describe.skipIf(databaseUrl === undefined)(
     )
 
     it.live(
-      "a stalled database: every call fails Unavailable within the query timeout, and the layer closes within its grace",
+      "a stalled database: every call fails Unavailable at the query timeout, and the layer closes all the same",
       () =>
         Effect.gen(function* () {
           const scope = yield* Scope.make()
@@ -278,23 +278,22 @@ describe.skipIf(databaseUrl === undefined)(
             )
             for (const { exit, ms } of results) {
               expect(failureOf(exit)).toMatchObject(unreachable)
-              expect(ms).toBeLessThan(QUERY_TIMEOUT_MS + SLACK_MS)
+              // At the query timeout, not before: the stall holds every statement (and handshake) until then.
+              expect(ms).toBeGreaterThanOrEqual(QUERY_TIMEOUT_MS - 50)
             }
             expect(results.map(({ exit }) => (failureOf(exit) as Unavailable).cause)).toContainEqual(
               expect.any(DatabaseTimeout)
             )
           }
 
-          // Closing does not wait for goodbyes a stalled server never sends.
-          const closing = performance.now()
+          // Closing does not wait for goodbyes a stalled server never sends: without the grace it never ends.
           yield* Scope.close(scope, Exit.void)
-          expect(performance.now() - closing).toBeLessThan(POOL_CLOSE_GRACE_MS + SLACK_MS)
         }).pipe(Effect.scoped),
       20_000
     )
 
     it.live(
-      "after a failover (open connections dead, new ones fine) calls succeed again within twice the query timeout",
+      "after a failover (open connections dead, new ones fine) each client fails at most twice, then is served again",
       () =>
         Effect.gen(function* () {
           const { proxy, context } = yield* storeBehindProxy({ queryTimeoutMs: QUERY_TIMEOUT_MS })
@@ -308,26 +307,33 @@ describe.skipIf(databaseUrl === undefined)(
 
           proxy.stall()
           proxy.resume()
-          const failover = performance.now()
-          // Two clients, one request after another each, for 6 query timeouts after the failover. Each dead
-          // connection would cost a request the timeout: ten of them, five rounds of two.
-          const outcomes: Array<{ readonly at: number; readonly ok: boolean }> = []
+          // Two clients, one call after another each, until ten in a row succeed. Without the suspect connections
+          // replaced at checkout, each of the ten dead ones would cost a call its timeout: up to ten failures.
           const client = (call: Effect.Effect<unknown, unknown, StoreServices>) =>
             Effect.gen(function* () {
-              while (performance.now() - failover < 6 * QUERY_TIMEOUT_MS) {
+              let failures = 0
+              let succeededInARow = 0
+              for (let sent = 0; sent < 40 && succeededInARow < 10; sent++) {
                 const { exit } = yield* timed(call, context)
-                if (Exit.isFailure(exit)) expect(failureOf(exit)).toMatchObject(unreachable)
-                outcomes.push({ at: performance.now() - failover, ok: Exit.isSuccess(exit) })
+                if (Exit.isSuccess(exit)) succeededInARow += 1
+                else {
+                  expect(failureOf(exit)).toMatchObject(unreachable)
+                  failures += 1
+                  succeededInARow = 0
+                }
                 yield* Effect.sleep("20 millis")
               }
+              return { failures, succeededInARow }
             })
-          yield* Effect.all([client(list), client(preferences)], { concurrency: "unbounded" })
-
-          const lastFailure = Math.max(0, ...outcomes.filter((outcome) => !outcome.ok).map((outcome) => outcome.at))
-          expect(lastFailure).toBeLessThan(2 * QUERY_TIMEOUT_MS + SLACK_MS)
-          expect(outcomes.filter((outcome) => outcome.ok && outcome.at > lastFailure).length).toBeGreaterThan(10)
+          const clients = yield* Effect.all([client(list), client(preferences)], { concurrency: "unbounded" })
+          const failures = clients.reduce((sum, outcome) => sum + outcome.failures, 0)
+          expect(failures, "a dead connection was found at all").toBeGreaterThanOrEqual(1)
+          for (const outcome of clients) {
+            expect(outcome.failures).toBeLessThanOrEqual(2)
+            expect(outcome.succeededInARow).toBe(10)
+          }
         }).pipe(Effect.scoped),
-      20_000
+      60_000
     )
 
     it.live("a connection the server terminates (57P01) mid-query is Unavailable, and the pool replaces it", () =>

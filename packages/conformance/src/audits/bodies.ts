@@ -20,7 +20,8 @@ import {
   TOO_LARGE,
   unknownId,
   UNSUPPORTED,
-  validation
+  validation,
+  UNSENT_BODY_TIMEOUT_MS
 } from "./responses.js"
 
 // docs/api.md, "Errors" and "Precise rules": bodies, media types, the size limit, JSON.
@@ -269,7 +270,7 @@ export const bodyAudits: ReadonlyArray<Audit> = [
         headers: jsonHeaders(t.userToken),
         body: '{"language":"de"',
         declaredLength: 10 * 1024 * 1024,
-        timeoutMs: 3000
+        timeoutMs: UNSENT_BODY_TIMEOUT_MS
       })
       expectProblem("10 MB declared, 16 bytes sent", res, TOO_LARGE)
     }
@@ -345,7 +346,7 @@ export const bodyAudits: ReadonlyArray<Audit> = [
         headers: jsonHeaders(user),
         body: "{",
         declaredLength: 10 * 1024 * 1024,
-        timeoutMs: 3000
+        timeoutMs: UNSENT_BODY_TIMEOUT_MS
       })
       expectPreferences("GET with 10 MB declared", declared, DEFAULT_PREFERENCES)
       const head = await t.send({

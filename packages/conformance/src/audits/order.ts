@@ -12,7 +12,8 @@ import {
   UNAUTHENTICATED,
   unknownId,
   UNSUPPORTED,
-  validation
+  validation,
+  UNSENT_BODY_TIMEOUT_MS
 } from "./responses.js"
 
 // docs/api.md, "Errors": the order of checks, the same in every adapter.
@@ -71,7 +72,7 @@ export const orderAudits: ReadonlyArray<Audit> = [
           headers: { "Content-Type": "application/json" },
           body: '{"language":',
           declaredLength: 10 * 1024 * 1024,
-          timeoutMs: 3000
+          timeoutMs: UNSENT_BODY_TIMEOUT_MS
         }),
         UNAUTHENTICATED
       )
@@ -83,7 +84,7 @@ export const orderAudits: ReadonlyArray<Audit> = [
           headers: { "Content-Type": "application/json", Authorization: `Bearer unknown-${t.run}` },
           body: '{"email":"a"',
           declaredLength: 10 * 1024 * 1024,
-          timeoutMs: 3000
+          timeoutMs: UNSENT_BODY_TIMEOUT_MS
         }),
         INVALID_TOKEN
       )

@@ -262,5 +262,12 @@ export const nested = (field: string, depth: number): string => {
 
 export const pause = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 
+/**
+ * How long a request whose announced body never comes waits for its answer. A server that answers without waiting
+ * for the body answers at once; one that waits gets either its own request timeout (a 408, refused by the status
+ * checks) or this. Long, so that a busy server is never mistaken for a waiting one.
+ */
+export const UNSENT_BODY_TIMEOUT_MS = 15_000
+
 export const bytes = (...parts: ReadonlyArray<string | ReadonlyArray<number>>): Uint8Array =>
   Buffer.concat(parts.map((part) => (typeof part === "string" ? Buffer.from(part, "utf8") : Buffer.from(part))))

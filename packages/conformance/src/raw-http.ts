@@ -21,8 +21,10 @@ export interface RawRequest {
   readonly body?: string | Uint8Array
   readonly chunks?: ReadonlyArray<string | Uint8Array>
   readonly declaredLength?: number
-  /** How long to wait for the complete response, default 5000 ms. */
+  /** How long to wait for the complete response, default 5000 ms: a deadline from the start, not a quiet time. */
   readonly timeoutMs?: number
+  /** Fails the request at once and closes its connection when aborted (an audit past its deadline). */
+  readonly signal?: AbortSignal
 }
 
 export interface RawResponse {
@@ -31,6 +33,17 @@ export interface RawResponse {
   readonly headers: Readonly<Record<string, string>>
   readonly body: Buffer
 }
+
+/**
+ * The most body bytes a response may have: the largest body an audit reads is swagger-ui's bundle (1.7 MB, in
+ * ACC-docs-content-encoding), so 8 MiB leaves a margin of almost five. Past it the request fails; a target that streams
+ * without end cannot make a runner hold more (docs/SECURITY.md, item 31).
+ */
+export const MAX_RESPONSE_BYTES = 8 * 1024 * 1024
+
+/** The failure of a response past `MAX_RESPONSE_BYTES`, the same words for every transport. */
+export const tooLarge = (label: string): Error =>
+  new Error(`${label}: the response is larger than ${MAX_RESPONSE_BYTES} bytes (8 MiB), not read further`)
 
 const toBuffer = (data: string | Uint8Array): Buffer =>
   typeof data === "string" ? Buffer.from(data, "utf8") : Buffer.from(data)
@@ -49,7 +62,8 @@ const headersFromRaw = (raw: ReadonlyArray<string>): Record<string, string> => {
 /**
  * Sends `request` to `baseUrl` (`http://HOST:PORT`, or `https:`; a path in it is ignored, `request.path` is sent) and
  * resolves with the complete response. By default on a connection of its own; pass a keep-alive `agent` to reuse
- * connections (the fuzz sends thousands of requests).
+ * connections (the fuzz sends thousands of requests). Rejects when the response is not complete within
+ * `request.timeoutMs` or its body is larger than `MAX_RESPONSE_BYTES`, declared or as it arrives.
  */
 export const send = (baseUrl: string, request: RawRequest, agent: Agent | false = false): Promise<RawResponse> => {
   const url = new URL(baseUrl)
@@ -61,6 +75,8 @@ export const send = (baseUrl: string, request: RawRequest, agent: Agent | false 
   if (request.declaredLength !== undefined && request.body === undefined) {
     return Promise.reject(new Error(`${label}: declaredLength needs a body`))
   }
+  const { signal } = request
+  if (signal?.aborted === true) return Promise.reject(signal.reason)
   return new Promise<RawResponse>((resolve, reject) => {
     let settled = false
     const req = (url.protocol === "https:" ? httpsRequest : httpRequest)({
@@ -74,6 +90,7 @@ export const send = (baseUrl: string, request: RawRequest, agent: Agent | false 
       if (settled) return
       settled = true
       clearTimeout(timer)
+      signal?.removeEventListener("abort", abort)
       req.destroy()
       if ("ok" in outcome) resolve(outcome.ok)
       else reject(outcome.error)
@@ -82,9 +99,17 @@ export const send = (baseUrl: string, request: RawRequest, agent: Agent | false 
       () => finish({ error: new Error(`${label}: no complete response within ${timeoutMs} ms`) }),
       timeoutMs
     )
+    const abort = (): void => finish({ error: signal?.reason instanceof Error ? signal.reason : new Error("aborted") })
+    signal?.addEventListener("abort", abort, { once: true })
     req.on("response", (res) => {
+      if (Number(res.headers["content-length"] ?? 0) > MAX_RESPONSE_BYTES) return finish({ error: tooLarge(label) })
       const parts: Array<Buffer> = []
-      res.on("data", (part: Buffer) => parts.push(part))
+      let received = 0
+      res.on("data", (part: Buffer) => {
+        received += part.length
+        if (received > MAX_RESPONSE_BYTES) finish({ error: tooLarge(label) })
+        else parts.push(part)
+      })
       res.on("end", () =>
         finish({
           ok: { status: res.statusCode ?? 0, headers: headersFromRaw(res.rawHeaders), body: Buffer.concat(parts) }

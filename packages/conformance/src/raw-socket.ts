@@ -1,5 +1,6 @@
 import { connect, type Socket } from "node:net"
 import { connect as connectTls } from "node:tls"
+import { MAX_RESPONSE_BYTES, tooLarge } from "./raw-http.js"
 
 /** What `exchange` saw: every byte the server sent (latin1), and whether the server closed the connection. */
 export interface Exchanged {
@@ -15,29 +16,60 @@ const open = (baseUrl: string): Socket => {
   return tls ? connectTls({ host: url.hostname, port, servername: url.hostname }) : connect(port, url.hostname)
 }
 
+/** What bounds an exchange besides its quiet time. */
+export interface ExchangeLimits {
+  /** When the exchange fails if the server neither closed nor went quiet, default 10,000 ms from the start. */
+  readonly deadlineMs?: number
+  /** Fails the exchange at once and closes its connection when aborted (an audit past its deadline). */
+  readonly signal?: AbortSignal
+}
+
 /**
  * Writes `bytes` on a fresh connection and collects everything the server sends until it closes the connection or
- * `quietMs` pass without data (then `closed` is false).
+ * `quietMs` pass without data (then `closed` is false). Rejects when the server still sends at `deadlineMs` (a
+ * trickle re-arms the quiet time forever) or has sent more than `MAX_RESPONSE_BYTES` (docs/SECURITY.md, items 31, 32).
  */
-export const exchange = (baseUrl: string, bytes: string | Uint8Array, quietMs = 250): Promise<Exchanged> =>
-  new Promise((resolve) => {
+export const exchange = (
+  baseUrl: string,
+  bytes: string | Uint8Array,
+  quietMs = 250,
+  { deadlineMs = 10_000, signal }: ExchangeLimits = {}
+): Promise<Exchanged> => {
+  if (signal?.aborted === true) return Promise.reject(signal.reason)
+  return new Promise((resolve, reject) => {
     const socket = open(baseUrl)
     let wire = ""
-    let timer = setTimeout(() => done(false), quietMs)
-    const done = (closed: boolean): void => {
-      clearTimeout(timer)
+    let settled = false
+    const finish = (outcome: { ok: Exchanged } | { error: unknown }): void => {
+      if (settled) return
+      settled = true
+      clearTimeout(quiet)
+      clearTimeout(deadline)
+      signal?.removeEventListener("abort", abort)
       socket.destroy()
-      resolve({ wire, closed })
+      if ("ok" in outcome) resolve(outcome.ok)
+      else reject(outcome.error)
     }
-    socket.on("data", (data) => {
+    const done = (closed: boolean): void => finish({ ok: { wire, closed } })
+    const abort = (): void => finish({ error: signal?.reason })
+    let quiet = setTimeout(() => done(false), quietMs)
+    const deadline = setTimeout(
+      () =>
+        finish({ error: new Error(`the server still sent after ${deadlineMs} ms, without closing the connection`) }),
+      deadlineMs
+    )
+    signal?.addEventListener("abort", abort, { once: true })
+    socket.on("data", (data: Buffer) => {
+      if (wire.length + data.length > MAX_RESPONSE_BYTES) return finish({ error: tooLarge("the raw exchange") })
       wire += data.toString("latin1")
-      clearTimeout(timer)
-      timer = setTimeout(() => done(false), quietMs)
+      clearTimeout(quiet)
+      quiet = setTimeout(() => done(false), quietMs)
     })
     socket.on("error", () => undefined)
     socket.on("close", () => done(true))
     socket.write(bytes)
   })
+}
 
 /** True when a new connection to `baseUrl` is refused (nothing listens any more). */
 export const refusesConnections = (baseUrl: string): Promise<boolean> =>

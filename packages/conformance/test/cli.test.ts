@@ -2,28 +2,18 @@ import { startWith } from "@accord/conformance"
 import type { SeedInput } from "@accord/core"
 import type { AuditResult } from "@accord/conformance/audits"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { execFileSync, spawn } from "node:child_process"
+import { spawn } from "node:child_process"
 import { readFileSync } from "node:fs"
 import { createServer, type Server } from "node:http"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
+import { accordConformance, buildCompiled, reportOf, repoRoot, run, tokens } from "./accord-conformance.js"
 import { koaHost } from "./koa-host.js"
 
 // `accord-conformance` as users run it: against `npm start -- --seed seed.json` on each adapter (every MUST passes),
 // and against hosts with a rule broken (it fails, naming the audits).
 
-const repoRoot = fileURLToPath(new URL("../../../", import.meta.url))
 const mainJs = join(repoRoot, "packages/server/dist/main.js")
-const binJs = join(repoRoot, "packages/conformance/bin/accord-conformance.js")
 const seedJson: SeedInput = JSON.parse(readFileSync(join(repoRoot, "seed.json"), "utf8"))
-const tokens = [
-  "--user-token",
-  "u1-demo-token-7f3c9a",
-  "--other-user-token",
-  "u2-demo-token-b41e02",
-  "--client-token",
-  "web-demo-client-5d8e61"
-]
 /** What only a runner that seeded its own store can check: the CLI skips these. */
 const SEEDED = [
   "ACC-auth-padded-512-token",
@@ -32,38 +22,6 @@ const SEEDED = [
   "ACC-payment-methods-seeded-default",
   "ACC-payment-methods-empty-list"
 ]
-
-interface Ran {
-  readonly code: number | null
-  readonly stdout: string
-  readonly stderr: string
-}
-
-const run = (command: string, args: ReadonlyArray<string>): Promise<Ran> =>
-  new Promise((resolve, reject) => {
-    // npx never installs: the command must be the workspace's own, linked at install (npm_config_yes=false).
-    const child = spawn(command, args, {
-      cwd: repoRoot,
-      env: { ...process.env, npm_config_yes: "false" },
-      stdio: ["ignore", "pipe", "pipe"]
-    })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk))
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk))
-    child.on("error", reject)
-    child.on("close", (code) => resolve({ code, stdout, stderr }))
-  })
-
-const accordConformance = (args: ReadonlyArray<string>): Promise<Ran> => run(process.execPath, [binJs, ...args])
-
-const reportOf = (ran: Ran): { readonly results: ReadonlyArray<AuditResult> } => {
-  try {
-    return JSON.parse(ran.stdout) as { readonly results: ReadonlyArray<AuditResult> }
-  } catch {
-    throw new Error(`not a JSON report (exit ${ran.code}):\n${ran.stdout}\n${ran.stderr}`)
-  }
-}
 
 const idsWith = (results: ReadonlyArray<AuditResult>, status: AuditResult["status"]) =>
   results.filter((result) => result.status === status).map((result) => result.id)
@@ -98,12 +56,8 @@ const startServer = async (adapter?: string) => {
 }
 
 beforeAll(() => {
-  // The command and the server run compiled (incremental: quick when nothing changed).
-  execFileSync(
-    process.execPath,
-    [join(repoRoot, "node_modules/typescript/bin/tsc"), "-b", "packages/server", "packages/conformance"],
-    { cwd: repoRoot, stdio: "pipe" }
-  )
+  // The command and the server run compiled.
+  buildCompiled("packages/server", "packages/conformance")
 }, 120_000)
 
 describe("accord-conformance against `npm start -- --seed seed.json`", () => {
@@ -198,6 +152,9 @@ describe("accord-conformance against a host with a rule broken", () => {
     const unknown = await accordConformance(["--only", "ACC-nope", "--list"])
     expect(unknown.code).toBe(2)
     expect(unknown.stderr).toMatch(/no audit has the id ACC-nope/)
+    const noTime = await accordConformance(["--url", "http://127.0.0.1:1/api", ...tokens, "--timeout-ms", "0"])
+    expect(noTime.code).toBe(2)
+    expect(noTime.stderr).toMatch(/--timeout-ms must be a whole number of milliseconds above 0, got 0/)
   })
 
   it("no server is a MUST failure; a reason that quotes a token shows its name instead", async () => {

@@ -1,7 +1,8 @@
+import { setMaxListeners } from "node:events"
 import { apiPaths, randomSuffix, type ApiPaths } from "../paths.js"
 import { send, type RawRequest, type RawResponse } from "../raw-http.js"
 import { exchange, type Exchanged } from "../raw-socket.js"
-import { AuditSkipped } from "./assert.js"
+import { AuditFailure, AuditSkipped } from "./assert.js"
 
 /** RFC 2119: a MUST failure breaks the contract (docs/api.md); a SHOULD failure is a recommendation not followed. */
 export type AuditLevel = "MUST" | "SHOULD"
@@ -22,7 +23,7 @@ export interface Audit {
   readonly level: AuditLevel
   readonly title: string
   readonly needs: ReadonlyArray<AuditNeed>
-  /** For a runner's timeout, when the audit takes longer than most (default 30 s). */
+  /** Its deadline, when the audit takes longer than most (default `DEFAULT_AUDIT_TIMEOUT_MS`, 30 s). */
   readonly timeoutMs?: number
   /** Resolves when the target conforms; throws an `AuditFailure` with the reason when it does not. */
   readonly run: (target: AuditTarget) => Promise<void>
@@ -61,8 +62,11 @@ export interface AuditTargetOptions {
   readonly seeded?: SeededFacts
   /** The transport, default `send` over `node:http`/`node:https`; it must honour every field of `RawRequest`. */
   readonly send?: (request: RawRequest) => Promise<RawResponse>
-  /** Raw bytes on a fresh connection (the `wire` need), default `node:net`/`node:tls`; `false` where there is none. */
-  readonly exchange?: ((bytes: string) => Promise<Exchanged>) | false
+  /**
+   * Raw bytes on a fresh connection (the `wire` need), default `node:net`/`node:tls`; `false` where there is none.
+   * `signal` aborts it when the audit's deadline passes.
+   */
+  readonly exchange?: ((bytes: string, signal?: AbortSignal) => Promise<Exchanged>) | false
 }
 
 export interface AuditTarget {
@@ -79,7 +83,7 @@ export interface AuditTarget {
   readonly run: string
   readonly seeded: SeededFacts | undefined
   readonly send: (request: RawRequest) => Promise<RawResponse>
-  readonly exchange: ((bytes: string) => Promise<Exchanged>) | undefined
+  readonly exchange: ((bytes: string, signal?: AbortSignal) => Promise<Exchanged>) | undefined
 }
 
 /** seed.json's payment methods: the defaults of the CLI's `--user-payment-methods` and `--other-user-payment-methods`. */
@@ -116,7 +120,10 @@ export const auditTarget = (options: AuditTargetOptions): AuditTarget => {
     send: options.send ?? ((request) => send(base, request)),
     // The requests say `Connection: close`, so a conforming server ends the exchange; the quiet time only bounds
     // one that does not (and leaves room for a TLS handshake).
-    exchange: options.exchange === false ? undefined : (options.exchange ?? ((bytes) => exchange(base, bytes, 5000)))
+    exchange:
+      options.exchange === false
+        ? undefined
+        : (options.exchange ?? ((bytes, signal) => exchange(base, bytes, 5000, signal === undefined ? {} : { signal })))
   }
 }
 
@@ -150,38 +157,114 @@ export interface AuditResult {
   readonly durationMs: number
 }
 
-/** Runs one audit; anything it throws is a failure with that message (a request that gets no answer fails too). */
-export const runAudit = async (item: Audit, target: AuditTarget): Promise<AuditResult> => {
-  const { id, level, title } = item
-  const started = performance.now()
-  const done = (status: AuditStatus, reason?: string): AuditResult => ({
-    id,
-    level,
-    title,
-    status,
-    ...(reason === undefined ? {} : { reason }),
-    durationMs: Math.round(performance.now() - started)
-  })
-  const unmet = unmetNeeds(item, target)
-  if (unmet !== undefined) return done("skip", unmet)
-  try {
-    await item.run(target)
-    return done("pass")
-  } catch (error) {
-    if (error instanceof AuditSkipped) return done("skip", error.message)
-    return done("fail", error instanceof Error ? error.message : String(error))
+/** An audit's deadline when it names none (`Audit.timeoutMs`). */
+export const DEFAULT_AUDIT_TIMEOUT_MS = 30_000
+
+/**
+ * The target an audit runs against: every request and exchange carries `signal`, and fails at once once it is aborted,
+ * whether or not the transport honours it, so an audit past its deadline stops where it is and holds no connection.
+ */
+const guardedTarget = (target: AuditTarget, signal: AbortSignal): AuditTarget => {
+  const { exchange } = target
+  return {
+    ...target,
+    send: async (request) => {
+      signal.throwIfAborted()
+      return target.send({ ...request, signal })
+    },
+    exchange:
+      exchange &&
+      (async (bytes) => {
+        signal.throwIfAborted()
+        return exchange(bytes, signal)
+      })
   }
 }
 
-/** Runs `audits` one after another (they share the target's users), reporting each result as it comes. */
+const resultOf = (item: Audit, started: number, status: AuditStatus, reason?: string): AuditResult => ({
+  id: item.id,
+  level: item.level,
+  title: item.title,
+  status,
+  ...(reason === undefined ? {} : { reason }),
+  durationMs: Math.round(performance.now() - started)
+})
+
+/** `runAudit` with the deadline and the words of its failure given (`runAudits` cuts an audit at the run's limit). */
+const runWithin = async (
+  item: Audit,
+  target: AuditTarget,
+  timeoutMs: number,
+  timedOutReason: string
+): Promise<AuditResult> => {
+  const started = performance.now()
+  const unmet = unmetNeeds(item, target)
+  if (unmet !== undefined) return resultOf(item, started, "skip", unmet)
+  const timedOut = new AuditFailure(timedOutReason)
+  const controller = new AbortController()
+  // Every request of the audit listens to the signal, 200 at once in the concurrency audit: that is no leak.
+  setMaxListeners(0, controller.signal)
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(timedOut), timeoutMs)
+  })
+  try {
+    await Promise.race([item.run(guardedTarget(target, controller.signal)), deadline])
+    return resultOf(item, started, "pass")
+  } catch (error) {
+    if (error instanceof AuditSkipped) return resultOf(item, started, "skip", error.message)
+    return resultOf(item, started, "fail", error instanceof Error ? error.message : String(error))
+  } finally {
+    clearTimeout(timer)
+    // Past the deadline, whatever the audit still has in flight fails at once (nothing is left after a result).
+    controller.abort(timedOut)
+  }
+}
+
+/**
+ * Runs one audit; anything it throws is a failure with that message (a request that gets no answer fails too). Past
+ * its deadline (`timeoutMs`: the audit's own, default 30 s) it fails with "timed out after N ms", and what it has in
+ * flight is aborted: connections closed, timers cleared (docs/SECURITY.md, item 32).
+ */
+export const runAudit = (
+  item: Audit,
+  target: AuditTarget,
+  { timeoutMs = item.timeoutMs ?? DEFAULT_AUDIT_TIMEOUT_MS }: { readonly timeoutMs?: number } = {}
+): Promise<AuditResult> => runWithin(item, target, timeoutMs, `timed out after ${timeoutMs} ms`)
+
+/** Deadlines for `runAudits` (docs/SECURITY.md, item 32). */
+export interface RunLimits {
+  /** Every audit's deadline instead of its own `timeoutMs` (a quick run, a test). */
+  readonly auditTimeoutMs?: number
+  /** The whole run's: the audit running then fails, and every audit not started yet fails without running. */
+  readonly runTimeoutMs?: number
+}
+
+/**
+ * Runs `audits` one after another (they share the target's users), reporting each result as it comes, each within
+ * its deadline (`runAudit`). Past `limits.runTimeoutMs` the audits not started fail, so that a run cut short cannot
+ * pass what it never checked; they are reported too, and a run always ends with every audit accounted for.
+ */
 export const runAudits = async (
   audits: ReadonlyArray<Audit>,
   target: AuditTarget,
-  onResult: (result: AuditResult) => void = () => undefined
+  onResult: (result: AuditResult) => void = () => undefined,
+  { auditTimeoutMs, runTimeoutMs }: RunLimits = {}
 ): Promise<ReadonlyArray<AuditResult>> => {
+  const runEnds = performance.now() + (runTimeoutMs ?? Infinity)
+  const cutShort = `the run's time limit of ${runTimeoutMs} ms was reached`
   const results: Array<AuditResult> = []
   for (const item of audits) {
-    const result = await runAudit(item, target)
+    const started = performance.now()
+    const ownTimeoutMs = auditTimeoutMs ?? item.timeoutMs ?? DEFAULT_AUDIT_TIMEOUT_MS
+    const leftMs = Math.round(runEnds - started)
+    // An audit the target cannot run is still a skip with its own reason: nothing was cut short.
+    const result =
+      leftMs <= 0 && unmetNeeds(item, target) === undefined
+        ? resultOf(item, started, "fail", `not started: ${cutShort}`)
+        : leftMs < ownTimeoutMs
+          ? await runWithin(item, target, leftMs, `timed out after ${leftMs} ms: ${cutShort}`)
+          : await runWithin(item, target, ownTimeoutMs, `timed out after ${ownTimeoutMs} ms`)
     onResult(result)
     results.push(result)
   }

@@ -1,5 +1,12 @@
 import { parseArgs } from "node:util"
-import { auditTarget, runAudits, type AuditResult, type AuditTarget } from "./audit.js"
+import {
+  auditTarget,
+  DEFAULT_AUDIT_TIMEOUT_MS,
+  runAudits,
+  type AuditResult,
+  type AuditTarget,
+  type RunLimits
+} from "./audit.js"
 import { httpAudits } from "./index.js"
 
 /**
@@ -15,6 +22,12 @@ interface Option {
   readonly value?: string
   readonly help: string
 }
+
+/**
+ * The whole run's default time limit: a run against a conforming server on the same machine takes seconds, one over a
+ * slow network a few minutes; past ten, the target is stalling it (docs/SECURITY.md, item 32).
+ */
+const DEFAULT_RUN_TIMEOUT_MS = 600_000
 
 const OPTIONS: ReadonlyArray<Option> = [
   {
@@ -45,6 +58,18 @@ const OPTIONS: ReadonlyArray<Option> = [
     help: "every payment method id of the other user, comma-separated (default: seed.json's pm_3)"
   },
   { name: "only", kind: "string", value: "IDS", help: "run only these audits (comma-separated ids)" },
+  {
+    name: "timeout-ms",
+    kind: "string",
+    value: "MS",
+    help: `the whole run's time limit (default ${DEFAULT_RUN_TIMEOUT_MS}): the audits not started by then fail`
+  },
+  {
+    name: "audit-timeout-ms",
+    kind: "string",
+    value: "MS",
+    help: `every audit's time limit (default: its own, ${DEFAULT_AUDIT_TIMEOUT_MS} for most)`
+  },
   { name: "json", kind: "boolean", help: "print one JSON document instead of lines" },
   { name: "list", kind: "boolean", help: "print every audit's id, level and title, and run nothing" },
   { name: "help", kind: "boolean", help: "print this text" }
@@ -96,9 +121,44 @@ const redactor = (target: AuditTarget): ((text: string) => string) => {
   return (text) => secrets.reduce((redacted, [secret, name]) => redacted.replaceAll(secret, name), text)
 }
 
+/**
+ * What a terminal acts on instead of showing (docs/SECURITY.md, item 33): C0 but the line feed, DEL and C1
+ * (`\p{Cc}`: escape sequences, carriage return, backspace), the line and paragraph separators, and the bidi marks,
+ * embeddings, overrides and isolates that reorder what is shown. One character class: linear.
+ */
+const TERMINAL_CONTROLS = /[\p{Cc}\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069]/gu
+
+const hex = (code: number, digits: number): string => code.toString(16).padStart(digits, "0")
+
+/** For a terminal: each control as `\x1b` or `\u202e`; line feeds stay, as the caller indents every line. */
+const escapedForTerminal = (text: string): string =>
+  text.replace(TERMINAL_CONTROLS, (control) => {
+    const code = control.charCodeAt(0)
+    return control === "\n" ? control : code <= 0xff ? `\\x${hex(code, 2)}` : `\\u${hex(code, 4)}`
+  })
+
+/**
+ * JSON text as `JSON.stringify` writes it, with DEL, C1 and the separators and bidi controls escaped too (it escapes
+ * C0 only): the same value once parsed, and nothing a terminal acts on when the report is shown raw. Outside strings,
+ * `JSON.stringify` writes ASCII only, so every match is inside a string; its own line feeds are layout.
+ */
+const escapedJson = (json: string): string =>
+  json.replace(TERMINAL_CONTROLS, (control) => (control === "\n" ? control : `\\u${hex(control.charCodeAt(0), 4)}`))
+
+/** A result's line, and its reason indented under it: no line a target writes can start like a result line. */
 const line = (result: AuditResult, redact: (text: string) => string): string => {
   const head = `${result.status.toUpperCase().padEnd(4)}  ${result.level.padEnd(6)}  ${result.id}`
-  return result.reason === undefined ? head : `${head}\n      ${redact(result.reason).replaceAll("\n", "\n      ")}`
+  return result.reason === undefined
+    ? head
+    : `${head}\n      ${escapedForTerminal(redact(result.reason)).replaceAll("\n", "\n      ")}`
+}
+
+/** A flag's value in milliseconds: a whole number above 0. */
+const milliseconds = (name: string, value: string | undefined): number | undefined => {
+  if (value === undefined) return undefined
+  const parsed = /^[0-9]{1,9}$/.test(value) ? Number(value) : 0
+  if (parsed <= 0) throw new UsageError(`--${name} must be a whole number of milliseconds above 0, got ${value}`)
+  return parsed
 }
 
 const parse = (argv: ReadonlyArray<string>) => {
@@ -138,6 +198,11 @@ export const runCli = async (argv: ReadonlyArray<string>, io: CliIo): Promise<nu
     }
     const missing = REQUIRED.filter((name) => (flag(name) ?? "") === "")
     if (missing.length > 0) throw new UsageError(`missing ${missing.map((name) => `--${name}`).join(", ")}`)
+    const auditTimeoutMs = milliseconds("audit-timeout-ms", flag("audit-timeout-ms"))
+    const limits: RunLimits = {
+      runTimeoutMs: milliseconds("timeout-ms", flag("timeout-ms")) ?? DEFAULT_RUN_TIMEOUT_MS,
+      ...(auditTimeoutMs === undefined ? {} : { auditTimeoutMs })
+    }
     const userPaymentMethods = idList(flag("user-payment-methods"))
     const otherUserPaymentMethods = idList(flag("other-user-payment-methods"))
     let target: AuditTarget
@@ -156,9 +221,14 @@ export const runCli = async (argv: ReadonlyArray<string>, io: CliIo): Promise<nu
     const redact = redactor(target)
     const json = values["json"] === true
     if (!json) io.out(`accord-conformance: ${audits.length} audits against ${target.url}\n`)
-    const results = await runAudits(audits, target, (result) => {
-      if (!json) io.out(`${line(result, redact)}\n`)
-    })
+    const results = await runAudits(
+      audits,
+      target,
+      (result) => {
+        if (!json) io.out(`${line(result, redact)}\n`)
+      },
+      limits
+    )
     const count = (status: AuditResult["status"], level?: AuditResult["level"]) =>
       results.filter((result) => result.status === status && (level === undefined || result.level === level)).length
     const summary = {
@@ -172,7 +242,7 @@ export const runCli = async (argv: ReadonlyArray<string>, io: CliIo): Promise<nu
       const redacted = results.map((result) =>
         result.reason === undefined ? result : { ...result, reason: redact(result.reason) }
       )
-      io.out(`${JSON.stringify({ url: target.url, summary, results: redacted }, null, 2)}\n`)
+      io.out(`${escapedJson(JSON.stringify({ url: target.url, summary, results: redacted }, null, 2))}\n`)
     } else {
       io.out(
         `${summary.passed} passed, ${summary.failed} failed (${summary.mustFailed} MUST, ${summary.shouldFailed} ` +

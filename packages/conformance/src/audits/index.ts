@@ -31,6 +31,7 @@ export const httpAudits: ReadonlyArray<Audit> = [
 export { AuditFailure, AuditSkipped } from "./assert.js"
 export {
   auditTarget,
+  DEFAULT_AUDIT_TIMEOUT_MS,
   runAudit,
   runAudits,
   SEED_JSON_OTHER_USER_PAYMENT_METHODS,
@@ -43,6 +44,7 @@ export {
   type AuditStatus,
   type AuditTarget,
   type AuditTargetOptions,
+  type RunLimits,
   type SeededFacts
 } from "./audit.js"
 export { makeAuditFixture, type AuditFixture } from "./fixture.js"

@@ -6,8 +6,10 @@ import type { AuditTarget } from "./audit.js"
 // What the contract says of a response, and the requests the audits send. Every helper checks the headers the
 // contract puts on every response (docs/api.md, "Headers on every response").
 
+// A frame's line is `\n` and spaces or tabs, then `at `: `\n\s+at ` would rescan a run of line feeds from each one
+// (quadratic: a 64 KiB body of them held the event loop for seconds; docs/SECURITY.md, item 32).
 const STACK_TRACE =
-  /\n\s+at |\bat [\w$.<>]+ \(|\.[cm]?[jt]s:\d+|node_modules|file:\/\/|\/work\/|\/home\/|\/usr\/|[A-Z]:\\/
+  /\n[ \t]+at |\bat [\w$.<>]+ \(|\.[cm]?[jt]s:\d+|node_modules|file:\/\/|\/work\/|\/home\/|\/usr\/|[A-Z]:\\/
 
 export const text = (res: RawResponse): string => res.body.toString("utf8")
 

@@ -1,5 +1,5 @@
 import { brotliDecompressSync, gunzipSync } from "node:zlib"
-import type { RawResponse } from "../raw-http.js"
+import { MAX_RESPONSE_BYTES, type RawResponse } from "../raw-http.js"
 import {
   equal,
   excludes,
@@ -30,13 +30,27 @@ import {
 
 // docs/api.md, "Routes", "Probes", "OpenAPI document": health, the probes, openapi.json and the docs page.
 
-/** `src` of any element and `href` of anything but links (`<a>`): what a browser loads to render the page. */
+/**
+ * `src` of any element and `href` of anything but links (`<a>`): what a browser loads to render the page. Tags are
+ * found by index, not by the pattern `<name(\s[^>]*)?>`, which rescans the rest of the page from every `<` that no `>`
+ * follows (quadratic: a 16 KiB page of `<a ` held the event loop for a second, past any deadline; docs/SECURITY.md,
+ * item 32). Each tag's attributes are scanned once.
+ */
 const assetReferences = (html: string): ReadonlyArray<string> => {
   const references: Array<string> = []
-  for (const tag of html.matchAll(/<([a-zA-Z][a-zA-Z0-9-]*)(\s[^>]*)?>/g)) {
-    const tagName = (tag[1] ?? "").toLowerCase()
-    for (const attribute of (tag[2] ?? "").matchAll(/\s(src|href)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))/gi)) {
-      if ((attribute[1] ?? "").toLowerCase() === "href" && tagName === "a") continue
+  const tagName = /[a-zA-Z][a-zA-Z0-9-]*/y
+  for (let open = html.indexOf("<"); open !== -1; open = html.indexOf("<", open + 1)) {
+    tagName.lastIndex = open + 1
+    const name = tagName.exec(html)?.[0]
+    if (name === undefined) continue
+    const afterName = open + 1 + name.length
+    if (html[afterName] !== ">" && !/\s/.test(html[afterName] ?? "")) continue
+    const close = html.indexOf(">", afterName)
+    if (close === -1) break
+    const attributes = html.slice(afterName, close)
+    open = close
+    for (const attribute of attributes.matchAll(/\s(src|href)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))/gi)) {
+      if ((attribute[1] ?? "").toLowerCase() === "href" && name.toLowerCase() === "a") continue
       const value = (attribute[2] ?? attribute[3] ?? attribute[4] ?? "").replaceAll("&amp;", "&").trim()
       if (value === "" || value.startsWith("#") || /^(data|blob|javascript|about|mailto):/i.test(value)) continue
       references.push(value)
@@ -72,11 +86,14 @@ const variesOnEncoding = (res: RawResponse): boolean =>
     .split(",")
     .some((member) => ["accept-encoding", "*"].includes(member.trim().toLowerCase()))
 
-/** The identity bytes of a body sent in `coding`; throws when they do not decode. */
+/**
+ * The identity bytes of a body sent in `coding`; throws when they do not decode or decode to more than
+ * `MAX_RESPONSE_BYTES` (a few bytes of br can decode to gigabytes; docs/SECURITY.md, item 31).
+ */
 const decoded = (label: string, coding: string, body: Buffer): Buffer => {
   try {
-    if (coding === "br") return brotliDecompressSync(body)
-    if (coding === "gzip") return gunzipSync(body)
+    if (coding === "br") return brotliDecompressSync(body, { maxOutputLength: MAX_RESPONSE_BYTES })
+    if (coding === "gzip") return gunzipSync(body, { maxOutputLength: MAX_RESPONSE_BYTES })
   } catch (error) {
     fail(`${label}: the ${coding} body does not decode: ${error instanceof Error ? error.message : String(error)}`)
   }

@@ -16,6 +16,9 @@ const open = (baseUrl: string): Socket => {
   return tls ? connectTls({ host: url.hostname, port, servername: url.hostname }) : connect(port, url.hostname)
 }
 
+/** How long `exchange` waits for more from a server that neither closes nor sends. */
+export const DEFAULT_QUIET_MS = 5000
+
 /** What bounds an exchange besides its quiet time. */
 export interface ExchangeLimits {
   /** When the exchange fails if the server neither closed nor went quiet, default 10,000 ms from the start. */
@@ -26,13 +29,15 @@ export interface ExchangeLimits {
 
 /**
  * Writes `bytes` on a fresh connection and collects everything the server sends until it closes the connection or
- * `quietMs` pass without data (then `closed` is false). Rejects when the server still sends at `deadlineMs` (a
+ * `quietMs` pass without data (then `closed` is false). The quiet time only ends an exchange with a server that keeps
+ * the connection open: its default is long, so that a busy server is never taken for a finished one; a caller that
+ * wants a quick end sends `Connection: close`. Rejects when the server still sends at `deadlineMs` (a
  * trickle re-arms the quiet time forever) or has sent more than `MAX_RESPONSE_BYTES` (docs/SECURITY.md, items 31, 32).
  */
 export const exchange = (
   baseUrl: string,
   bytes: string | Uint8Array,
-  quietMs = 250,
+  quietMs = DEFAULT_QUIET_MS,
   { deadlineMs = 10_000, signal }: ExchangeLimits = {}
 ): Promise<Exchanged> => {
   if (signal?.aborted === true) return Promise.reject(signal.reason)

@@ -82,7 +82,8 @@ const expectClientErrorProblem = (wire: string, status: number, reason: string, 
   expect(body).toMatchObject({ type: "about:blank", title: reason, status, code })
 }
 
-const request = (head: string, extra = ""): string => `${head}\r\nHost: limits\r\n${extra}\r\n`
+/** A request that asks the server to close the connection once it answered: the exchange ends there. */
+const request = (head: string, extra = ""): string => `${head}\r\nHost: limits\r\nConnection: close\r\n${extra}\r\n`
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
 const preferences = "/api/users/v1/preferences/language/"
 

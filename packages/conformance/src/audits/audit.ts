@@ -1,7 +1,7 @@
 import { setMaxListeners } from "node:events"
 import { apiPaths, randomSuffix, type ApiPaths } from "../paths.js"
 import { send, type RawRequest, type RawResponse } from "../raw-http.js"
-import { exchange, type Exchanged } from "../raw-socket.js"
+import { DEFAULT_QUIET_MS, exchange, type Exchanged } from "../raw-socket.js"
 import { AuditFailure, AuditSkipped } from "./assert.js"
 
 /** RFC 2119: a MUST failure breaks the contract (docs/api.md); a SHOULD failure is a recommendation not followed. */
@@ -123,7 +123,8 @@ export const auditTarget = (options: AuditTargetOptions): AuditTarget => {
     exchange:
       options.exchange === false
         ? undefined
-        : (options.exchange ?? ((bytes, signal) => exchange(base, bytes, 5000, signal === undefined ? {} : { signal })))
+        : (options.exchange ??
+          ((bytes, signal) => exchange(base, bytes, DEFAULT_QUIET_MS, signal === undefined ? {} : { signal })))
   }
 }
 

@@ -11,9 +11,11 @@ export type AuditLevel = "MUST" | "SHOULD"
  * - `wire`: bytes on a socket that no HTTP client sends (two Authorization headers, `Transfer-Encoding: gzip,
  *   chunked`): `node:net`/`node:tls`, which every Node runner has;
  * - `seeded`: a store the runner seeded itself (`SeededFacts`): users no request has used yet, a user without
- *   payment methods, a 512-character token. A deployment has none of these, so the CLI skips these audits.
+ *   payment methods, a 512-character token. A deployment has none of these, so the CLI skips these audits;
+ * - `cors`: an origin the server's CORS allows (`corsOrigin`): CORS is off by default, and only the runner knows
+ *   which origins a deployment lets in.
  */
-export type AuditNeed = "wire" | "seeded"
+export type AuditNeed = "wire" | "seeded" | "cors"
 
 /** An audit: a rule of docs/api.md checked from outside over HTTP, with an id that never changes. */
 export interface Audit {
@@ -63,6 +65,11 @@ export interface AuditTargetOptions {
   readonly send?: (request: RawRequest) => Promise<RawResponse>
   /** Raw bytes on a fresh connection (the `wire` need), default `node:net`/`node:tls`; `false` where there is none. */
   readonly exchange?: ((bytes: string) => Promise<Exchanged>) | false
+  /**
+   * An origin the server's CORS allows (the `cors` need): one of its `--cors-origin` list, any origin under `*`
+   * (`https://app.example.com`). Without it the CORS audits are skipped.
+   */
+  readonly corsOrigin?: string
 }
 
 export interface AuditTarget {
@@ -80,6 +87,7 @@ export interface AuditTarget {
   readonly seeded: SeededFacts | undefined
   readonly send: (request: RawRequest) => Promise<RawResponse>
   readonly exchange: ((bytes: string) => Promise<Exchanged>) | undefined
+  readonly corsOrigin: string | undefined
 }
 
 /** seed.json's payment methods: the defaults of the CLI's `--user-payment-methods` and `--other-user-payment-methods`. */
@@ -116,7 +124,8 @@ export const auditTarget = (options: AuditTargetOptions): AuditTarget => {
     send: options.send ?? ((request) => send(base, request)),
     // The requests say `Connection: close`, so a conforming server ends the exchange; the quiet time only bounds
     // one that does not (and leaves room for a TLS handshake).
-    exchange: options.exchange === false ? undefined : (options.exchange ?? ((bytes) => exchange(base, bytes, 5000)))
+    exchange: options.exchange === false ? undefined : (options.exchange ?? ((bytes) => exchange(base, bytes, 5000))),
+    corsOrigin: options.corsOrigin
   }
 }
 
@@ -133,6 +142,8 @@ export const unmetNeeds = (item: Audit, target: AuditTarget): string | undefined
         "needs a store the runner seeded itself (new users, a user without payment methods, a 512-character token)"
       ]
     if (need === "wire" && target.exchange === undefined) return ["needs raw socket access (node:net)"]
+    if (need === "cors" && target.corsOrigin === undefined)
+      return ["needs an origin the server's CORS allows (--cors-origin)"]
     return []
   })
   return reasons.length === 0 ? undefined : reasons.join("; ")

@@ -44,6 +44,12 @@ const OPTIONS: ReadonlyArray<Option> = [
     value: "IDS",
     help: "every payment method id of the other user, comma-separated (default: seed.json's pm_3)"
   },
+  {
+    name: "cors-origin",
+    kind: "string",
+    value: "ORIGIN",
+    help: "an origin the server's CORS allows (any with --cors-origin '*'): runs the CORS audits, skipped without it"
+  },
   { name: "only", kind: "string", value: "IDS", help: "run only these audits (comma-separated ids)" },
   { name: "json", kind: "boolean", help: "print one JSON document instead of lines" },
   { name: "list", kind: "boolean", help: "print every audit's id, level and title, and run nothing" },
@@ -140,6 +146,7 @@ export const runCli = async (argv: ReadonlyArray<string>, io: CliIo): Promise<nu
     if (missing.length > 0) throw new UsageError(`missing ${missing.map((name) => `--${name}`).join(", ")}`)
     const userPaymentMethods = idList(flag("user-payment-methods"))
     const otherUserPaymentMethods = idList(flag("other-user-payment-methods"))
+    const corsOrigin = flag("cors-origin")
     let target: AuditTarget
     try {
       target = auditTarget({
@@ -148,7 +155,8 @@ export const runCli = async (argv: ReadonlyArray<string>, io: CliIo): Promise<nu
         otherUserToken: flag("other-user-token") ?? "",
         clientToken: flag("client-token") ?? "",
         ...(userPaymentMethods === undefined ? {} : { userPaymentMethods }),
-        ...(otherUserPaymentMethods === undefined ? {} : { otherUserPaymentMethods })
+        ...(otherUserPaymentMethods === undefined ? {} : { otherUserPaymentMethods }),
+        ...(corsOrigin === undefined || corsOrigin === "" ? {} : { corsOrigin })
       })
     } catch (error) {
       throw new UsageError(error instanceof Error ? error.message : String(error))

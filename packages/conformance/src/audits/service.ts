@@ -25,13 +25,14 @@ import {
   str,
   text,
   UNVERSIONED_CACHE_CONTROL,
+  variesOn,
   VERSIONED_CACHE_CONTROL
 } from "./responses.js"
 
 // docs/api.md, "Routes", "Probes", "OpenAPI document": health, the probes, openapi.json and the docs page.
 
 /** `src` of any element and `href` of anything but links (`<a>`): what a browser loads to render the page. */
-const assetReferences = (html: string): ReadonlyArray<string> => {
+export const assetReferences = (html: string): ReadonlyArray<string> => {
   const references: Array<string> = []
   for (const tag of html.matchAll(/<([a-zA-Z][a-zA-Z0-9-]*)(\s[^>]*)?>/g)) {
     const tagName = (tag[1] ?? "").toLowerCase()
@@ -62,15 +63,11 @@ const resolveRef = (document: Record<string, unknown>, value: unknown): unknown 
 }
 
 /** The docs page's URL, against which its asset references resolve. */
-const docsBase = (t: AuditTarget): URL => new URL(t.paths.docs, t.url)
+export const docsBase = (t: AuditTarget): URL => new URL(t.paths.docs, t.url)
 
 const OK_BODY = '{"status":"ok"}'
 
-/** Whether a response's `Vary` lists `Accept-Encoding` (a list, any case; `*` varies on everything). */
-const variesOnEncoding = (res: RawResponse): boolean =>
-  (res.headers["vary"] ?? "")
-    .split(",")
-    .some((member) => ["accept-encoding", "*"].includes(member.trim().toLowerCase()))
+const variesOnEncoding = (res: RawResponse): boolean => variesOn(res, "Accept-Encoding")
 
 /** The identity bytes of a body sent in `coding`; throws when they do not decode. */
 const decoded = (label: string, coding: string, body: Buffer): Buffer => {

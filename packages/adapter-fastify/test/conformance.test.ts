@@ -1,5 +1,6 @@
 import { startFastifyServer } from "@accord/adapter-fastify"
 import { runHttpConformance, startWith } from "@accord/conformance"
 
-// The contract's black-box suite against the standalone Fastify server on a fresh memory store.
-runHttpConformance("fastify", startWith(startFastifyServer))
+// The contract's black-box suite against the standalone Fastify server on a fresh memory store, with CORS on for any
+// origin (the CORS audits call from the fixture's origin).
+runHttpConformance("fastify", startWith(startFastifyServer, { corsOrigins: "*" }))

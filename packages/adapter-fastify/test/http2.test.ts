@@ -1,7 +1,7 @@
 import { accordPlugin } from "@accord/adapter-fastify"
 import { Seed, StoreAdmin } from "@accord/core"
 import { httpAudits, makeAuditFixture, type AuditTarget } from "@accord/conformance/audits"
-import { http2Send } from "@accord/conformance"
+import { http2Send, http2SendFields } from "@accord/conformance"
 import { loadApiReference } from "@accord/api-reference"
 import { ScryptPasswordHasherLive, testScryptCost } from "@accord/node"
 import { MemoryStoreLive } from "@accord/store-memory"
@@ -13,8 +13,9 @@ import type { AddressInfo } from "node:net"
 import { connect, type ClientHttp2Session } from "node:http2"
 
 // The Fastify plugin mounted in `Fastify({ http2: true })`, cleartext (h2c) and over TLS, under the shared audits
-// (docs/SECURITY.md, item 28). Under HTTP/2 the end of the stream, not Content-Length, says whether a body came
-// (RFC 9113, 8.1): Node's client, like most, sends a body without Content-Length.
+// (docs/SECURITY.md, item 28), with CORS on for any origin (the CORS audits, items 37 and 38). Under HTTP/2 the end of
+// the stream, not Content-Length, says whether a body came (RFC 9113, 8.1): Node's client, like most, sends a body
+// without Content-Length.
 
 /** A self-signed certificate for 127.0.0.1 and localhost, made for these tests only (openssl, 100 years). */
 const TLS = {
@@ -44,7 +45,7 @@ const opened = async (
 
 /** The host app: plain `Fastify({ http2: true })`, with `https` for TLS; the plugin registered as the README shows. */
 const listen = async (tls: boolean): Promise<{ close: () => Promise<void>; url: string }> => {
-  const options = { prefix: "/api", runtime, docs: loadApiReference() }
+  const options = { prefix: "/api", runtime, docs: loadApiReference(), corsOrigins: "*" as const }
   if (tls) {
     const app = Fastify({ http2: true, https: TLS })
     await app.register(accordPlugin, options)
@@ -103,6 +104,23 @@ for (const tls of [false, true]) {
       })
       expect(none.status).toBe(400)
       expect(JSON.parse(none.body.toString())).toMatchObject({ code: "invalid_json" })
+    })
+
+    // Two Origin fields, which Node's server joins into one value ("a, b") as HTTP/1.1's does two lines.
+    it("two Origin fields get no CORS headers, and vary on Origin (docs/SECURITY.md, item 38)", async () => {
+      if (session === undefined) throw new Error("not started")
+      const sendFields = http2SendFields(session)
+      const origin = fixture.corsOrigin
+      expect((await sendFields("GET", "/api/health", { origin })).headers["access-control-allow-origin"]).toBe(origin)
+      for (const origins of [
+        [origin, origin],
+        [origin, "https://other.example"]
+      ]) {
+        const res = await sendFields("GET", "/api/health", { origin: origins })
+        expect(res.status).toBe(200)
+        expect(res.headers["access-control-allow-origin"]).toBeUndefined()
+        expect(res.headers["vary"]).toBe("Origin")
+      }
     })
 
     // Every audit but the two that write HTTP/1.1 bytes on a raw socket (two Authorization fields, a transfer

@@ -1,7 +1,7 @@
 export { runStoreContract } from "./store-contract.js"
 export { runHttpConformance, type StartServer } from "./http-conformance.js"
 export { MAX_RESPONSE_BYTES, rawClient, send, type RawClient, type RawRequest, type RawResponse } from "./raw-http.js"
-export { http2Send } from "./raw-http2.js"
+export { http2Send, http2SendFields } from "./raw-http2.js"
 export { exchange, refusesConnections, type ExchangeLimits, type Exchanged } from "./raw-socket.js"
 export { paths } from "./paths.js"
 export {

@@ -1,6 +1,6 @@
 import { connect, type Socket } from "node:net"
 import { connect as connectTls } from "node:tls"
-import { MAX_RESPONSE_BYTES, tooLarge } from "./raw-http.js"
+import { MAX_RESPONSE_BYTES, tooLarge, type RawResponse } from "./raw-http.js"
 
 /** What `exchange` saw: every byte the server sent (latin1), and whether the server closed the connection. */
 export interface Exchanged {
@@ -74,6 +74,25 @@ export const exchange = (
     socket.on("close", () => done(true))
     socket.write(bytes)
   })
+}
+
+/**
+ * The first response of what `exchange` saw, as `send` would have given it (a header sent more than once has its
+ * values joined by ", "), or undefined when it holds no complete HTTP/1.1 head.
+ */
+export const parseWire = (wire: string): RawResponse | undefined => {
+  const end = wire.indexOf("\r\n\r\n")
+  const status = /^HTTP\/1\.1 (\d{3}) /.exec(wire)
+  if (end < 0 || status === null) return undefined
+  const headers: Record<string, string> = {}
+  for (const line of wire.slice(0, end).split("\r\n").slice(1)) {
+    const colon = line.indexOf(":")
+    const name = line.slice(0, colon).toLowerCase()
+    const value = line.slice(colon + 1).trim()
+    const previous = headers[name]
+    headers[name] = previous === undefined ? value : `${previous}, ${value}`
+  }
+  return { status: Number(status[1]), headers, body: Buffer.from(wire.slice(end + 4), "latin1") }
 }
 
 /** True when a new connection to `baseUrl` is refused (nothing listens any more). */

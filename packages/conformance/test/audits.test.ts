@@ -74,10 +74,31 @@ describe("the audits", () => {
   })
 
   it("skip the wire audits where there are no raw sockets", async () => {
-    const target = auditTarget({ ...BASE, url: "http://127.0.0.1:1/api", exchange: false })
+    const target = auditTarget({
+      ...BASE,
+      url: "http://127.0.0.1:1/api",
+      exchange: false,
+      corsOrigin: "https://app.example"
+    })
     const wire = httpAudits.filter((audit) => audit.needs.includes("wire"))
-    expect(wire.map((audit) => audit.id)).toEqual(["ACC-auth-two-headers-401", "ACC-transfer-coding-501"])
+    expect(wire.map((audit) => audit.id)).toEqual([
+      "ACC-auth-two-headers-401",
+      "ACC-transfer-coding-501",
+      "ACC-cors-two-origin-headers"
+    ])
     for (const audit of wire) expect((await runAudit(audit, target)).reason).toBe("needs raw socket access (node:net)")
+  })
+
+  it("skip the CORS audits when the target names no origin the server allows", async () => {
+    const target = auditTarget({ ...BASE, url: "http://127.0.0.1:1/api" })
+    const cors = httpAudits.filter((audit) => audit.needs.includes("cors"))
+    expect(cors.map((audit) => audit.id)).toEqual([
+      "ACC-cors-vary-origin",
+      "ACC-cors-origin-not-one-origin",
+      "ACC-cors-two-origin-headers"
+    ])
+    for (const audit of cors)
+      expect((await runAudit(audit, target)).reason).toBe("needs an origin the server's CORS allows (--cors-origin)")
   })
 
   it("refuse a target they cannot audit", () => {

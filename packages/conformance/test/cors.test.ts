@@ -65,6 +65,9 @@ const observe = async (url: string) => {
     ),
     get: shown(await call({ method: "GET", path: PREFERENCES, headers: { ...bearer, Origin: ALLOWED } })),
     getOtherOrigin: shown(await call({ method: "GET", path: PREFERENCES, headers: { ...bearer, Origin: OTHER } })),
+    getWithoutOrigin: shown(await call({ method: "GET", path: PREFERENCES, headers: bearer })),
+    // The origin of a sandboxed frame or a file: page: an origin like any other, not in this list.
+    getNullOrigin: shown(await call({ method: "GET", path: PREFERENCES, headers: { ...bearer, Origin: "null" } })),
     unauthenticated: shown(await call({ method: "GET", path: PREFERENCES, headers: { Origin: ALLOWED } })),
     notFound: shown(await call({ method: "GET", path: "/api/nothing", headers: { Origin: ALLOWED } })),
     putWithoutIfMatch: await call({
@@ -98,7 +101,7 @@ describe.each(adapters)("CORS and --require-if-match on %s", (_name, start) => {
     await off.close()
   })
 
-  it("answers a preflight from an allowed origin, and every answer to it; nothing to any other origin", async () => {
+  it("answers a preflight from an allowed origin, and every answer to it; only Vary: Origin to any other", async () => {
     const seen = await observe(url)
     const allowed = { "access-control-allow-origin": ALLOWED, "access-control-expose-headers": EXPOSED, vary: "Origin" }
     expect(seen.preflight).toEqual({
@@ -113,10 +116,13 @@ describe.each(adapters)("CORS and --require-if-match on %s", (_name, start) => {
         vary: "Origin, Access-Control-Request-Method, Access-Control-Request-Headers"
       }
     })
-    for (const refused of [seen.preflightOtherOrigin, seen.preflightUnservedMethod])
-      expect(refused).toEqual({ status: 204, allow: "GET, HEAD, OPTIONS, PUT", cors: {} })
+    // Every answer varies on Origin, those to other origins or to none too (docs/SECURITY.md, item 37).
+    const refused = { vary: "Origin" }
+    for (const preflight of [seen.preflightOtherOrigin, seen.preflightUnservedMethod])
+      expect(preflight).toEqual({ status: 204, allow: "GET, HEAD, OPTIONS, PUT", cors: refused })
     expect(seen.get).toEqual({ status: 200, cors: allowed, allow: undefined })
-    expect(seen.getOtherOrigin).toEqual({ status: 200, cors: {}, allow: undefined })
+    for (const other of [seen.getOtherOrigin, seen.getWithoutOrigin, seen.getNullOrigin])
+      expect(other).toEqual({ status: 200, cors: refused, allow: undefined })
     expect(seen.unauthenticated).toEqual({ status: 401, cors: allowed, allow: undefined })
     expect(seen.notFound).toEqual({ status: 404, cors: allowed, allow: undefined })
     expect(Object.keys(seen.preflight.cors)).not.toContain("access-control-allow-credentials")
@@ -139,7 +145,7 @@ describe.each(adapters)("CORS and --require-if-match on %s", (_name, start) => {
 
   it("is off by default: no Access-Control-* header at all, and a PUT without If-Match is served", async () => {
     const seen = await observe(off.url)
-    for (const answer of [seen.preflight, seen.get, seen.unauthenticated, seen.notFound])
+    for (const answer of [seen.preflight, seen.get, seen.getWithoutOrigin, seen.unauthenticated, seen.notFound])
       expect(answer.cors).toEqual({})
     expect(seen.preflight.status).toBe(204)
     expect(seen.putWithoutIfMatch.status).toBe(200)

@@ -18,6 +18,27 @@ const adapters: ReadonlyArray<readonly [name: string, start: StartAdapter]> = [
   ["fetch", startFetchServer]
 ]
 
+/** A request's bytes: the request line, Host and a fixed request id, then `rest` (headers, the blank line, a body). */
+const request = (head: string, rest = ""): string => `${head}\r\nHost: parity\r\nX-Request-Id: parity-wire\r\n${rest}`
+
+/** Every server's whole answer to `bytes` equals Koa's but for Date and generated request ids; resolves with Koa's. */
+const expectSameWire = async (
+  servers: ReadonlyArray<readonly [name: string, server: RunningServer]>,
+  bytes: string
+): Promise<string> => {
+  const [fromKoa, ...fromOthers] = await Promise.all(servers.map(([, server]) => exchange(server.url, bytes)))
+  expect(fromKoa?.wire).toMatch(/^HTTP\/1\.1 \d{3} /)
+  expect(fromOthers).toHaveLength(adapters.length - 1)
+  fromOthers.forEach((fromOther, index) => {
+    const name = servers[index + 1]?.[0]
+    expect({ ...fromOther, wire: withoutDate(fromOther.wire) }, name).toEqual({
+      ...fromKoa,
+      wire: withoutDate(fromKoa?.wire ?? "")
+    })
+  })
+  return fromKoa?.wire ?? ""
+}
+
 describe("adapter parity: every standalone server answers as Koa does", () => {
   const fixture = makeParityFixture()
   const servers: Array<readonly [name: string, server: RunningServer]> = []
@@ -45,7 +66,6 @@ describe("adapter parity: every standalone server answers as Koa does", () => {
 
   // Beyond the contract's headers: the whole response on the wire, header names, order and spelling, reason phrase,
   // Content-Length and connection handling included, so neither framework adds or changes anything of its own.
-  const request = (head: string, body = ""): string => `${head}\r\nHost: parity\r\nX-Request-Id: parity-wire\r\n${body}`
   const auth = `Authorization: Bearer ${fixture.user.token}\r\n`
   const wireCases = [
     [
@@ -109,16 +129,7 @@ describe("adapter parity: every standalone server answers as Koa does", () => {
     wireCases.find(([caseName]) => caseName === name)?.[1] ?? ""
 
   it.each(wireCases)("on the wire: %s", async (_name, bytes) => {
-    const [fromKoa, ...fromOthers] = await Promise.all(servers.map(([, server]) => exchange(server.url, bytes)))
-    expect(fromKoa?.wire).toMatch(/^HTTP\/1\.1 \d{3} /)
-    expect(fromOthers).toHaveLength(adapters.length - 1)
-    fromOthers.forEach((fromOther, index) => {
-      const name = servers[index + 1]?.[0]
-      expect({ ...fromOther, wire: withoutDate(fromOther.wire) }, name).toEqual({
-        ...fromKoa,
-        wire: withoutDate(fromKoa?.wire ?? "")
-      })
-    })
+    await expectSameWire(servers, bytes)
   })
 
   // Checked on every server: each framework's own default for these shapes differs from the core's.
@@ -148,4 +159,65 @@ describe("adapter parity: every standalone server answers as Koa does", () => {
       expect(oversized.wire).toMatch(/^Connection: close\r\n\r\n\{.*"code":"headers_too_large"\}$/m)
     }
   )
+})
+
+// With CORS on (docs/api.md, "CORS"; docs/SECURITY.md, items 37 and 38): the same bytes from every binding, Vary in the
+// same place, for the requests a browser and a shared cache make, and two Origin lines.
+describe("adapter parity with CORS on: every standalone server answers as Koa does", () => {
+  const fixture = makeParityFixture()
+  const servers: Array<readonly [name: string, server: RunningServer]> = []
+  const origin = "https://app.example"
+
+  beforeAll(async () => {
+    servers.push(
+      ...(await Promise.all(
+        adapters.map(
+          async ([name, start]) => [name, await startWith(start, { corsOrigins: "*" })(fixture.seed)] as const
+        )
+      ))
+    )
+  })
+  afterAll(async () => {
+    await Promise.all(servers.map(([, server]) => server.close()))
+  })
+
+  const preferences = "/api/users/v1/preferences/language/"
+  const preflight = "Access-Control-Request-Method: PUT\r\n"
+  it.each([
+    ["no Origin", request("GET /api/health HTTP/1.1", "\r\n"), "x-request-id: parity-wire\r\nvary: Origin\r\n"],
+    [
+      "an Origin",
+      request("GET /api/health HTTP/1.1", `Origin: ${origin}\r\n\r\n`),
+      `x-request-id: parity-wire\r\naccess-control-allow-origin: ${origin}\r\n`
+    ],
+    [
+      "two Origin lines",
+      request("GET /api/health HTTP/1.1", `Origin: ${origin}\r\nOrigin: ${origin}\r\n\r\n`),
+      "x-request-id: parity-wire\r\nvary: Origin\r\n"
+    ],
+    [
+      "a preflight",
+      request(`OPTIONS ${preferences} HTTP/1.1`, `Origin: ${origin}\r\n${preflight}\r\n`),
+      "vary: Origin, Access-Control-Request-Method, Access-Control-Request-Headers\r\n"
+    ],
+    [
+      "a preflight with two Origin lines",
+      request(`OPTIONS ${preferences} HTTP/1.1`, `Origin: ${origin}\r\nOrigin: ${origin}\r\n${preflight}\r\n`),
+      "x-request-id: parity-wire\r\nvary: Origin\r\nallow: "
+    ],
+    [
+      "a 401 without Origin",
+      request(`GET ${preferences} HTTP/1.1`, "\r\n"),
+      "x-request-id: parity-wire\r\nvary: Origin\r\nwww-authenticate: "
+    ],
+    [
+      "a docs file in br without Origin",
+      request("GET /api/docs/swagger-ui.css HTTP/1.1", "Accept-Encoding: br\r\n\r\n"),
+      "x-request-id: parity-wire\r\nvary: Origin, Accept-Encoding\r\n"
+    ]
+  ])("on the wire: %s", async (_name, bytes, headers) => {
+    const wire = await expectSameWire(servers, bytes)
+    // The head only: a failure then shows no compressed body.
+    expect(wire.slice(0, wire.indexOf("\r\n\r\n") + 2)).toContain(headers)
+  })
 })

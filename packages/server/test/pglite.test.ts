@@ -208,14 +208,16 @@ describe("accord --store pglite", () => {
 
   it("passes every audit of the contract (accord-conformance's runner)", async () => {
     const dataDir = await dataDirFor("conformance")
-    const cli = startPglite(dataDir, ["--seed", seedPath])
+    // CORS on for any origin, so that the CORS audits run too.
+    const cli = startPglite(dataDir, ["--seed", seedPath, "--cors-origin", "*"])
     const target = auditTarget({
       url: `${await cli.listening}/api`,
       userToken: USER_TOKEN,
       otherUserToken: OTHER_USER_TOKEN,
       clientToken: CLIENT_TOKEN,
       userPaymentMethods: ["pm_1", "pm_2"],
-      otherUserPaymentMethods: ["pm_3"]
+      otherUserPaymentMethods: ["pm_3"],
+      corsOrigin: "https://app.example"
     })
     const results = await runAudits(httpAudits, target)
     expect(await stopped(cli)).toEqual({ code: 0, signal: null })

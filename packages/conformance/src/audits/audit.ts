@@ -12,9 +12,11 @@ export type AuditLevel = "MUST" | "SHOULD"
  * - `wire`: bytes on a socket that no HTTP client sends (two Authorization headers, `Transfer-Encoding: gzip,
  *   chunked`): `node:net`/`node:tls`, which every Node runner has;
  * - `seeded`: a store the runner seeded itself (`SeededFacts`): users no request has used yet, a user without
- *   payment methods, a 512-character token. A deployment has none of these, so the CLI skips these audits.
+ *   payment methods, a 512-character token. A deployment has none of these, so the CLI skips these audits;
+ * - `cors`: an origin the server's CORS allows (`corsOrigin`): CORS is off by default, and only the runner knows
+ *   which origins a deployment lets in.
  */
-export type AuditNeed = "wire" | "seeded"
+export type AuditNeed = "wire" | "seeded" | "cors"
 
 /** An audit: a rule of docs/api.md checked from outside over HTTP, with an id that never changes. */
 export interface Audit {
@@ -67,6 +69,11 @@ export interface AuditTargetOptions {
    * `signal` aborts it when the audit's deadline passes.
    */
   readonly exchange?: ((bytes: string, signal?: AbortSignal) => Promise<Exchanged>) | false
+  /**
+   * An origin the server's CORS allows (the `cors` need): one of its `--cors-origin` list, any origin under `*`
+   * (`https://app.example.com`). Without it the CORS audits are skipped.
+   */
+  readonly corsOrigin?: string
 }
 
 export interface AuditTarget {
@@ -84,6 +91,7 @@ export interface AuditTarget {
   readonly seeded: SeededFacts | undefined
   readonly send: (request: RawRequest) => Promise<RawResponse>
   readonly exchange: ((bytes: string, signal?: AbortSignal) => Promise<Exchanged>) | undefined
+  readonly corsOrigin: string | undefined
 }
 
 /** seed.json's payment methods: the defaults of the CLI's `--user-payment-methods` and `--other-user-payment-methods`. */
@@ -124,7 +132,8 @@ export const auditTarget = (options: AuditTargetOptions): AuditTarget => {
       options.exchange === false
         ? undefined
         : (options.exchange ??
-          ((bytes, signal) => exchange(base, bytes, DEFAULT_QUIET_MS, signal === undefined ? {} : { signal })))
+          ((bytes, signal) => exchange(base, bytes, DEFAULT_QUIET_MS, signal === undefined ? {} : { signal }))),
+    corsOrigin: options.corsOrigin
   }
 }
 
@@ -141,6 +150,8 @@ export const unmetNeeds = (item: Audit, target: AuditTarget): string | undefined
         "needs a store the runner seeded itself (new users, a user without payment methods, a 512-character token)"
       ]
     if (need === "wire" && target.exchange === undefined) return ["needs raw socket access (node:net)"]
+    if (need === "cors" && target.corsOrigin === undefined)
+      return ["needs an origin the server's CORS allows (--cors-origin)"]
     return []
   })
   return reasons.length === 0 ? undefined : reasons.join("; ")

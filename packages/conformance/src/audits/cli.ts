@@ -57,6 +57,12 @@ const OPTIONS: ReadonlyArray<Option> = [
     value: "IDS",
     help: "every payment method id of the other user, comma-separated (default: seed.json's pm_3)"
   },
+  {
+    name: "cors-origin",
+    kind: "string",
+    value: "ORIGIN",
+    help: "an origin the server's CORS allows (any with --cors-origin '*'): runs the CORS audits, skipped without it"
+  },
   { name: "only", kind: "string", value: "IDS", help: "run only these audits (comma-separated ids)" },
   {
     name: "timeout-ms",
@@ -205,6 +211,7 @@ export const runCli = async (argv: ReadonlyArray<string>, io: CliIo): Promise<nu
     }
     const userPaymentMethods = idList(flag("user-payment-methods"))
     const otherUserPaymentMethods = idList(flag("other-user-payment-methods"))
+    const corsOrigin = flag("cors-origin")
     let target: AuditTarget
     try {
       target = auditTarget({
@@ -213,7 +220,8 @@ export const runCli = async (argv: ReadonlyArray<string>, io: CliIo): Promise<nu
         otherUserToken: flag("other-user-token") ?? "",
         clientToken: flag("client-token") ?? "",
         ...(userPaymentMethods === undefined ? {} : { userPaymentMethods }),
-        ...(otherUserPaymentMethods === undefined ? {} : { otherUserPaymentMethods })
+        ...(otherUserPaymentMethods === undefined ? {} : { otherUserPaymentMethods }),
+        ...(corsOrigin === undefined || corsOrigin === "" ? {} : { corsOrigin })
       })
     } catch (error) {
       throw new UsageError(error instanceof Error ? error.message : String(error))

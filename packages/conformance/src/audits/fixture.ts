@@ -3,12 +3,19 @@ import { randomBytes } from "node:crypto"
 import { randomSuffix, randomToken } from "../paths.js"
 import { auditTarget, type AuditTarget } from "./audit.js"
 
-/** A seed for a store the runner starts itself, and the target (with its `SeededFacts`) once the server listens. */
+/**
+ * A seed for a store the runner starts itself, and the target (with its `SeededFacts`) once the server listens. The
+ * server must do CORS for `corsOrigin` (`corsOrigins: "*"`, or a list holding it), which the CORS audits call from.
+ */
 export interface AuditFixture {
   readonly seed: SeedInput
+  readonly corsOrigin: string
   /** `url`: the API's base URL, mount prefix included. */
   readonly target: (url: string) => AuditTarget
 }
+
+/** The page origin the CORS audits call from, in a fixture's target (a reserved name: RFC 2606). */
+const AUDIT_CORS_ORIGIN = "https://app.example"
 
 interface Credential {
   readonly id: string
@@ -54,6 +61,7 @@ export const makeAuditFixture = (): AuditFixture => {
   }
   return {
     seed,
+    corsOrigin: AUDIT_CORS_ORIGIN,
     target: (url) =>
       auditTarget({
         url,
@@ -63,6 +71,7 @@ export const makeAuditFixture = (): AuditFixture => {
         userPaymentMethods: userMethods,
         otherUserPaymentMethods: [otherMethod],
         run,
+        corsOrigin: AUDIT_CORS_ORIGIN,
         seeded: {
           newUserForGet: newForGet.token,
           newUserForEmptyPut: newForEmptyPut.token,

@@ -2,6 +2,7 @@ import type { Audit } from "./audit.js"
 import { authenticationAudits } from "./authentication.js"
 import { bodyAudits } from "./bodies.js"
 import { conditionalAudits } from "./conditional.js"
+import { corsAudits } from "./cors.js"
 import { headerAudits } from "./headers.js"
 import { orderAudits } from "./order.js"
 import { paymentMethodAudits } from "./payment-methods.js"
@@ -25,7 +26,8 @@ export const httpAudits: ReadonlyArray<Audit> = [
   ...routeAudits,
   ...headerAudits,
   ...paymentMethodAudits,
-  ...conditionalAudits
+  ...conditionalAudits,
+  ...corsAudits
 ]
 
 export { AuditFailure, AuditSkipped } from "./assert.js"

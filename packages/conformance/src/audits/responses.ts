@@ -20,6 +20,12 @@ export const expectStatus = (label: string, res: RawResponse, status: number): v
   if (res.status !== status) fail(`${show(label, res)}: expected status ${status}`)
 }
 
+/** Whether a response's `Vary` lists `name` (a list, any case; `*` varies on everything). */
+export const variesOn = (res: RawResponse, name: string): boolean =>
+  (res.headers["vary"] ?? "")
+    .split(",")
+    .some((member) => [name.toLowerCase(), "*"].includes(member.trim().toLowerCase()))
+
 export const expectCommonHeaders = (label: string, res: RawResponse, cacheControl = "no-store"): void => {
   equal(res.headers["cache-control"], cacheControl, `${label}: Cache-Control`)
   equal(res.headers["x-content-type-options"], "nosniff", `${label}: X-Content-Type-Options`)

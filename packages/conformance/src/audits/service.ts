@@ -25,6 +25,7 @@ import {
   str,
   text,
   UNVERSIONED_CACHE_CONTROL,
+  variesOn,
   VERSIONED_CACHE_CONTROL
 } from "./responses.js"
 
@@ -36,7 +37,7 @@ import {
  * follows (quadratic: a 16 KiB page of `<a ` held the event loop for a second, past any deadline; docs/SECURITY.md,
  * item 32). Each tag's attributes are scanned once.
  */
-const assetReferences = (html: string): ReadonlyArray<string> => {
+export const assetReferences = (html: string): ReadonlyArray<string> => {
   const references: Array<string> = []
   const tagName = /[a-zA-Z][a-zA-Z0-9-]*/y
   for (let open = html.indexOf("<"); open !== -1; open = html.indexOf("<", open + 1)) {
@@ -76,15 +77,11 @@ const resolveRef = (document: Record<string, unknown>, value: unknown): unknown 
 }
 
 /** The docs page's URL, against which its asset references resolve. */
-const docsBase = (t: AuditTarget): URL => new URL(t.paths.docs, t.url)
+export const docsBase = (t: AuditTarget): URL => new URL(t.paths.docs, t.url)
 
 const OK_BODY = '{"status":"ok"}'
 
-/** Whether a response's `Vary` lists `Accept-Encoding` (a list, any case; `*` varies on everything). */
-const variesOnEncoding = (res: RawResponse): boolean =>
-  (res.headers["vary"] ?? "")
-    .split(",")
-    .some((member) => ["accept-encoding", "*"].includes(member.trim().toLowerCase()))
+const variesOnEncoding = (res: RawResponse): boolean => variesOn(res, "Accept-Encoding")
 
 /**
  * The identity bytes of a body sent in `coding`; throws when they do not decode or decode to more than

@@ -1,6 +1,7 @@
 import { FIELD_ISSUE_CODES, PROBLEM_CODE_STATUS } from "@accord/contract"
 import { reasonPhrases, REQUEST_ID_PATTERN, TIMESTAMP_PATTERN } from "../paths.js"
 import type { RawResponse } from "../raw-http.js"
+import { parseWire } from "../raw-socket.js"
 import { bodyLength, isWireMethod, type FuzzCase, type FuzzFixture, type Target } from "./generators.js"
 
 /**
@@ -356,19 +357,6 @@ export type FuzzResult =
   /** Everything a raw socket received, and whether the server closed it. */
   | { readonly kind: "wire"; readonly wire: string; readonly closed: boolean }
   | { readonly kind: "error"; readonly message: string }
-
-/** A response read off a raw socket, as `send` would have given it. */
-const parseWire = (wire: string): RawResponse | undefined => {
-  const end = wire.indexOf("\r\n\r\n")
-  const status = /^HTTP\/1\.1 (\d{3}) /.exec(wire)
-  if (end < 0 || status === null) return undefined
-  const headers: Record<string, string> = {}
-  for (const line of wire.slice(0, end).split("\r\n").slice(1)) {
-    const colon = line.indexOf(":")
-    headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim()
-  }
-  return { status: Number(status[1]), headers, body: Buffer.from(wire.slice(end + 4), "latin1") }
-}
 
 /**
  * A request Node's parser refuses never reaches an adapter: the answer is @accord/node's `400 bad_request` problem

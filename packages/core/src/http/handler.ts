@@ -120,6 +120,7 @@ const neutralHandler = (
   const { runtime, rateLimit, isDraining, onInternalError } = options
   const requireIfMatch = options.requireIfMatch === true
   const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT
+  const corsOn = options.corsOrigins !== undefined
   const corsOrigin = corsOriginOf(options.corsOrigins)
 
   /**
@@ -198,7 +199,7 @@ const neutralHandler = (
   return (request, parent) => {
     const incomingId = header(request, "x-request-id")
     const requestId = incomingId !== undefined && REQUEST_ID.test(incomingId) ? incomingId : crypto.randomUUID()
-    const respond = new Responder(requestId, request.method === "HEAD", corsOrigin(request))
+    const respond = new Responder(requestId, request.method === "HEAD", corsOn, corsOrigin(request))
     const internal = (cause: unknown): Answer => {
       onInternalError?.(requestId, cause)
       return respond.problem(problems.internal())

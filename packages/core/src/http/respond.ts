@@ -26,19 +26,28 @@ const byteLength = (body: string | Uint8Array): number =>
 
 /**
  * The answers of one request (`requestId`), each with the common headers (docs/api.md, "Headers on every response");
- * HEAD gets the same without a body. `corsOrigin`: the request's allowed Origin, echoed on every answer with
- * `Vary: Origin` and the exposed headers (docs/api.md, "CORS"). A class, so that a request costs one object rather
- * than a closure per kind of answer (the handler makes one for every request).
+ * HEAD gets the same without a body. `corsOn`: the server does CORS, so every answer carries `Vary: Origin`, whatever
+ * the request's Origin (docs/SECURITY.md, item 37). `corsOrigin`: the request's allowed Origin, echoed on every answer
+ * with the exposed headers (docs/api.md, "CORS"). A class, so that a request costs one object rather than a closure
+ * per kind of answer (the handler makes one for every request).
  */
 export class Responder {
   readonly #requestId: string
   readonly #isHead: boolean
+  readonly #corsOn: boolean
   readonly #corsOrigin: string | undefined
   readonly #common: Readonly<Record<string, string>> | undefined
 
-  constructor(requestId: string, isHead: boolean, corsOrigin?: string, common?: Readonly<Record<string, string>>) {
+  constructor(
+    requestId: string,
+    isHead: boolean,
+    corsOn: boolean,
+    corsOrigin?: string,
+    common?: Readonly<Record<string, string>>
+  ) {
     this.#requestId = requestId
     this.#isHead = isHead
+    this.#corsOn = corsOn
     this.#corsOrigin = corsOrigin
     this.#common = common
   }
@@ -68,8 +77,8 @@ export class Responder {
       return this.#respond(route, 200, file.contentType, file.body, undefined, file.cacheControl)
     const chosen = chooseRepresentation(representations, headers)
     // Vary on every answer of a negotiated file, identity and 304 included, so that no cache hands a coding to a
-    // client that did not ask for it (RFC 9110, 12.5.5); after CORS's `Origin` when the request has one.
-    const vary = this.#corsOrigin === undefined ? "Accept-Encoding" : "Origin, Accept-Encoding"
+    // client that did not ask for it (RFC 9110, 12.5.5); after CORS's `Origin` when the server does CORS.
+    const vary = this.#corsOn ? "Origin, Accept-Encoding" : "Accept-Encoding"
     const ifNoneMatch = readEntityTagCondition(headerValue(headers, "if-none-match"))
     // A 304 carries what the 200 would have for a cache to update (RFC 9110, 15.4.5): ETag, Vary, Cache-Control.
     if (ifNoneMatch !== undefined && ifNoneMatchMatches(ifNoneMatch, chosen.etag))
@@ -97,12 +106,14 @@ export class Responder {
   /** The same answers with more common headers (the rate limit's, once the limiter was asked). */
   withHeaders(more: Readonly<Record<string, string>>): Responder {
     const common = this.#common === undefined ? more : { ...this.#common, ...more }
-    return new Responder(this.#requestId, this.#isHead, this.#corsOrigin, common)
+    return new Responder(this.#requestId, this.#isHead, this.#corsOn, this.#corsOrigin, common)
   }
 
-  /** The same answers without CORS headers: a preflight that is refused gets the plain OPTIONS answer. */
+  /** The same answers without CORS headers (still varying on Origin): a refused preflight gets the plain OPTIONS answer. */
   withoutCors(): Responder {
-    return this.#corsOrigin === undefined ? this : new Responder(this.#requestId, this.#isHead, undefined, this.#common)
+    return this.#corsOrigin === undefined
+      ? this
+      : new Responder(this.#requestId, this.#isHead, this.#corsOn, undefined, this.#common)
   }
 
   #respond(
@@ -123,8 +134,10 @@ export class Responder {
     if (this.#corsOrigin !== undefined) {
       headers["access-control-allow-origin"] = this.#corsOrigin
       headers["access-control-expose-headers"] = CORS_EXPOSE_HEADERS
-      headers["vary"] = "Origin"
     }
+    // Every answer of a server that does CORS, so that no shared cache hands one origin's copy to another (a preflight's
+    // or a file's `extra` widens it in place).
+    if (this.#corsOn) headers["vary"] = "Origin"
     if (this.#common !== undefined) Object.assign(headers, this.#common)
     if (extra !== undefined) Object.assign(headers, extra)
     if (!this.#isHead) return { response: { status, headers, body }, requestId, route }

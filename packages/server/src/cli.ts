@@ -73,6 +73,8 @@ const main = async (): Promise<void> => {
   }
   process.on("uncaughtException", crash("uncaught exception"))
   process.on("unhandledRejection", crash("unhandled rejection"))
+  // Once per start: a cluster's workers parse the same command line as their primary.
+  if (!isClusterWorker()) for (const warning of parsed.warnings) logger.warn(warning)
 
   if (primary) {
     // Cluster-wide services, started once here before any worker: the memory rate limit the workers share, and the

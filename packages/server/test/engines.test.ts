@@ -77,5 +77,9 @@ describe("the README's install on the pinned Node.js", () => {
     const readme = readFileSync(join(repoRoot, "README.md"), "utf8")
     const named = /`npx -y -p node@(\S+) -- npm ci`/.exec(readme)?.[1]
     expect(named).toBe(manifest.devDependencies.node)
+    // Every exact version it names (the install, and the server's on a host whose Node is older, in "Deploying").
+    const exact = [...readme.matchAll(/npx -y -p node@(\d+\.\d+\.\d+)/g)].map((match) => match[1])
+    expect(exact.length).toBeGreaterThanOrEqual(2)
+    expect(new Set(exact)).toEqual(new Set([manifest.devDependencies.node]))
   })
 })

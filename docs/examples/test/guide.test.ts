@@ -7,6 +7,8 @@ const read = (name: string) => readFileSync(new URL(name, examplesDir), "utf8")
 
 /** The snippet files, in the order the guide shows them. */
 const snippets = [
+  "pack-packages.sh",
+  "install-packages.sh",
   "use-cases.ts",
   "koa-mount.ts",
   "fastify-mount.ts",

@@ -15,7 +15,10 @@ export interface OptionFields<out A> {
   readonly group: string
   /** With no default: what leaving it out means (`off`), shown where a default would be. */
   readonly unsetMeans?: string
-  /** Its text is never echoed in an error (a URL that may carry a password). */
+  /**
+   * Its text is never echoed in an error: a secret, or a URL that may carry a password. Given by its flag, where the
+   * process list shows it, it gets a warning unless it is a URL without a password (`ParsedOptions`' `warnings`).
+   */
   readonly secret?: boolean
 }
 

@@ -16,11 +16,26 @@ export type ParsedOptions<T extends OptionTable> =
       /** The options given by a flag or a variable, as opposed to defaulted: for rules such as "x needs y". */
       readonly given: ReadonlySet<keyof T>
       readonly positionals: ReadonlyArray<string>
+      /**
+       * For the operator, once: each secret given by its flag, which `ps` and a supervisor's echo of the command show
+       * to anyone on the machine, with the environment variable to use instead (docs/SECURITY.md, item 39).
+       */
+      readonly warnings: ReadonlyArray<string>
     }
 
 export interface ParseSettings {
   /** Whether arguments other than flags are allowed (a command name); refused by default. */
   readonly positionals?: boolean
+}
+
+/**
+ * Whether a secret option's text holds a secret: any text that is not a URL (a token, a key=value connection string),
+ * and a URL with a password in its userinfo or a `password` parameter. One URL parse: linear in the text.
+ */
+const holdsSecret = (text: string): boolean => {
+  if (!URL.canParse(text)) return true
+  const url = new URL(text)
+  return url.password !== "" || url.searchParams.has("password")
 }
 
 /**
@@ -59,6 +74,7 @@ export const parseOptions = <T extends OptionTable>(
   const values: Record<string, unknown> = {}
   const given = new Set<keyof T>()
   const problems: Array<string> = []
+  const warnings: Array<string> = []
   for (const [key, option] of Object.entries(table)) {
     const fromFlag = option.flag === undefined ? undefined : parsed.values[option.flag]
     const fromEnv = env[option.env]
@@ -73,6 +89,12 @@ export const parseOptions = <T extends OptionTable>(
       continue
     }
     given.add(key)
+    const secretInFlag = option.secret === true && typeof fromFlag === "string" && fromFlag !== ""
+    if (secretInFlag && option.flag !== undefined && holdsSecret(fromFlag)) {
+      warnings.push(
+        `--${option.flag} carries a password: it shows in the process list; pass it in ${option.env} instead`
+      )
+    }
     const decoded = option.type.decode(text)
     if (Result.isSuccess(decoded)) values[key] = decoded.success
     else {
@@ -86,7 +108,8 @@ export const parseOptions = <T extends OptionTable>(
     // Built key by key from the table above: each key holds its option's decoded value or default, or is absent.
     values: values as OptionValues<T>,
     given,
-    positionals: parsed.positionals
+    positionals: parsed.positionals,
+    warnings
   })
 }
 

@@ -111,6 +111,35 @@ describe("parseOptions", () => {
     expect(`${String(password)} ${JSON.stringify(password)}`).not.toContain("hunter2")
   })
 
+  it("warns once for each secret given by its flag, naming the variable to use instead; never with its text", () => {
+    const urls = {
+      ...table,
+      databaseUrl: option({
+        group: "URLs",
+        flag: "database-url",
+        env: "DATABASE_URL",
+        type: anyText("URL"),
+        secret: true,
+        help: ""
+      })
+    }
+    const warningsOf = (argv: ReadonlyArray<string>, env: Record<string, string> = {}) => {
+      const parsed = Result.getOrThrow(parseOptions(urls, argv, env))
+      return parsed._tag === "Values" ? parsed.warnings : ["<help>"]
+    }
+    const databaseUrl =
+      "--database-url carries a password: it shows in the process list; pass it in DATABASE_URL instead"
+    expect(warningsOf(["--database-url", "postgres://app:hunter2@db/x"])).toEqual([databaseUrl])
+    expect(warningsOf(["--database-url=postgres://db/x?password=hunter2"])).toEqual([databaseUrl])
+    expect(warningsOf(["--password", "hunter2", "--database-url", "redis://:hunter2@cache"])).toEqual([
+      "--password carries a password: it shows in the process list; pass it in PASSWORD instead",
+      databaseUrl
+    ])
+    // A URL without a password, the same secrets through the environment, and an option that is not secret: nothing.
+    expect(warningsOf(["--database-url", "postgres://app@db/x", "--seed", "postgres://a:b@c/d"])).toEqual([])
+    expect(warningsOf([], { DATABASE_URL: "postgres://app:hunter2@db/x", PASSWORD: "hunter2" })).toEqual([])
+  })
+
   it("answers Help for -h or --help, whatever values stand beside it", () => {
     expect(Result.getOrThrow(parseOptions(table, ["--port", "x", "-h"], {}))._tag).toBe("Help")
     expect(Result.getOrThrow(parseOptions(table, ["--help"], { PORT: "x" }))._tag).toBe("Help")

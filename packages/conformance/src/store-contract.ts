@@ -73,6 +73,26 @@ export const runStoreContract = (name: string, storeLayer: Layer.Layer<StoreServ
   layer(storeLayer, { excludeTestServices: true })(`store contract: ${name}`, (it) => {
     describe("StoreAdmin", () => {
       it.effect("ping succeeds", () => Effect.flatMap(StoreAdmin, (admin) => admin.ping))
+
+      // What the server's "the store is empty" warning reads, on every store (packages/server, start.ts).
+      it.effect("countCredentials counts each token once: a seed's new tokens add to it, known ones do not", () =>
+        Effect.gen(function* () {
+          const admin = yield* StoreAdmin
+          const before = yield* admin.countCredentials
+          expect(before).toBeGreaterThanOrEqual(0)
+          const seed = {
+            users: [
+              { id: freshUser(), token: freshToken() },
+              { id: freshUser(), token: freshToken() }
+            ],
+            clients: [{ id: unique("client"), token: freshToken() }]
+          }
+          yield* loadSeed(seed)
+          expect(yield* admin.countCredentials).toBe(before + 3)
+          yield* loadSeed(seed)
+          expect(yield* admin.countCredentials).toBe(before + 3)
+        })
+      )
     })
 
     describe("PlanEntries", () => {

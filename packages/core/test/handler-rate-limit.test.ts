@@ -11,7 +11,11 @@ const runtime = runtimeWithPorts({
     listByUser: (userId) => Effect.sync(() => (listed.push(userId), [])),
     setDefault: () => Effect.die(new Error("not used by these tests"))
   }),
-  storeAdmin: StoreAdmin.of({ loadSeed: () => Effect.die(new Error("not used by these tests")), ping: Effect.void })
+  storeAdmin: StoreAdmin.of({
+    loadSeed: () => Effect.die(new Error("not used by these tests")),
+    ping: Effect.void,
+    countCredentials: Effect.die(new Error("not used by these tests"))
+  })
 })
 
 /** A limiter answering `wait` seconds to every call, recording the keys it was asked about. */

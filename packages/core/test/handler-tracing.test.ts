@@ -70,6 +70,7 @@ const ports: Layer.Layer<AccordServices> = Layer.mergeAll(
     StoreAdmin,
     StoreAdmin.of({
       loadSeed: () => Effect.die("unused"),
+      countCredentials: Effect.die("unused"),
       ping: Effect.fail(new Unavailable({ reason: "store_unreachable", retryAfterSeconds: 1 }))
     })
   ),

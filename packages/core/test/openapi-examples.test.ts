@@ -38,7 +38,11 @@ const runtime = runtimeWithPorts({
           ? Effect.fail(new PreconditionFailed())
           : Effect.die(new Error("a defect"))
   }),
-  storeAdmin: StoreAdmin.of({ loadSeed: () => Effect.die(new Error("not used")), ping: Effect.void })
+  storeAdmin: StoreAdmin.of({
+    loadSeed: () => Effect.die(new Error("not used")),
+    ping: Effect.void,
+    countCredentials: Effect.die(new Error("not used"))
+  })
 })
 afterAll(() => runtime.dispose())
 

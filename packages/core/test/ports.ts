@@ -46,7 +46,10 @@ export const runtimeWithPorts = (
         PaymentMethods,
         overrides.paymentMethods ?? PaymentMethods.of({ listByUser: port, setDefault: port })
       ),
-      Layer.succeed(StoreAdmin, overrides.storeAdmin ?? StoreAdmin.of({ loadSeed: port, ping: port() })),
+      Layer.succeed(
+        StoreAdmin,
+        overrides.storeAdmin ?? StoreAdmin.of({ loadSeed: port, ping: port(), countCredentials: port() })
+      ),
       Layer.succeed(PasswordHasher, overrides.passwordHasher ?? PasswordHasher.of({ hash: port, verify: port }))
     )
   )

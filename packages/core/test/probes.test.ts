@@ -7,7 +7,7 @@ import { runtimeWithPorts } from "./ports.js"
 // Every port but the store's ping dies: a probe that touched anything else would answer 500.
 const broken = (): Effect.Effect<never> => Effect.die(new Error("broken port"))
 const runtimeWithPing = (ping: Effect.Effect<void, Unavailable>): AccordRuntime =>
-  runtimeWithPorts({ storeAdmin: StoreAdmin.of({ loadSeed: broken, ping }) }, broken)
+  runtimeWithPorts({ storeAdmin: StoreAdmin.of({ loadSeed: broken, ping, countCredentials: broken() }) }, broken)
 
 let pings = 0
 const reachable = runtimeWithPing(Effect.sync(() => void pings++))

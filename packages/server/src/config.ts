@@ -92,7 +92,14 @@ export interface AccordConfig extends Omit<ServerOptionValues, ReshapedOption> {
 
 export { DEFAULT_METRICS_HOST, TRACES_SAMPLERS, usage } from "./options.js"
 
-export type ParsedCommandLine = { readonly _tag: "Help" } | { readonly _tag: "Run"; readonly config: AccordConfig }
+export type ParsedCommandLine =
+  | { readonly _tag: "Help" }
+  | {
+      readonly _tag: "Run"
+      readonly config: AccordConfig
+      /** To log once at start: a password given in a flag (docs/SECURITY.md, item 39). */
+      readonly warnings: ReadonlyArray<string>
+    }
 
 const named = (key: keyof typeof serverOptions): string => describeOption(serverOptions[key])
 
@@ -224,7 +231,8 @@ export const parseConfig = (
     throw new ConfigError(_tag === "CommandLineError" ? `${message}\nRun with --help for usage.` : message)
   }
   if (parsed.success._tag === "Help") return { _tag: "Help" }
-  return { _tag: "Run", config: toConfig(parsed.success.values, parsed.success.given, env) }
+  const { values, given, warnings } = parsed.success
+  return { _tag: "Run", config: toConfig(values, given, env), warnings }
 }
 
 /** The config with every option left out: each default comes from the option table, where it is written once. */

@@ -182,7 +182,7 @@ export class BufferedLog implements DestinationStream {
   }
 
   /**
-   * At an exit no flush preceded (`process.exit` outside main.ts: e.g. a cluster worker whose primary died), what is
+   * At an exit no flush preceded (`process.exit` outside cli.ts: e.g. a cluster worker whose primary died), what is
    * still pending is written synchronously, only to a regular file and only when no write is in flight: a pipe or a
    * terminal may block a synchronous write for ever (a reader that stopped reading), and a process must always exit.
    */

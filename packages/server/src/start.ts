@@ -1,3 +1,4 @@
+import cluster from "node:cluster"
 import { Cause, Effect, Exit, Layer, ManagedRuntime, Redacted } from "effect"
 import type { Logger } from "pino"
 import { StoreAdmin, Unavailable, type AccordRuntime, type Seed, type StoreServices, withPortSpans } from "@accord/core"
@@ -190,6 +191,7 @@ export const startAccord = async (config: AccordConfig, options: StartOptions = 
   let server: RunningServer
   let metricsListener: MetricsListener | undefined
   let rateLimit: ClosableRateLimiter | undefined
+  let credentials: number | undefined
   /**
    * What the server used, released once it has stopped (or failed to start). Metrics stay up while the service
    * drains, so the drain itself can be watched; the spans of the last requests are exported last.
@@ -213,6 +215,14 @@ export const startAccord = async (config: AccordConfig, options: StartOptions = 
         "cannot load the seed"
       )
       logger.info({ seedFile: config.seedFile, ...report }, "seed loaded")
+    }
+    // Every store, after its seed: with none of its tokens, every call but health and the docs is 401 (below).
+    if (config.auth === "store" && (!clustered || cluster.worker?.id === 1)) {
+      credentials = await runOrThrow(
+        runtime,
+        Effect.flatMap(StoreAdmin, (admin) => admin.countCredentials),
+        `cannot read the ${config.store} store`
+      )
     }
     // After the store: a PostgreSQL limit's table goes into the schema the store's migrations created.
     rateLimit = await makeServerRateLimiter(config, {
@@ -269,8 +279,9 @@ export const startAccord = async (config: AccordConfig, options: StartOptions = 
     },
     "listening"
   )
-  if (seed === undefined && config.store === "memory" && config.auth === "store") {
-    // A first `npm start` serves an empty store: every call but health and the docs is 401 until tokens exist.
+  if (credentials === 0) {
+    // A first `npm start`, or a new database without a seed: every call but health and the docs is 401 until tokens
+    // exist. Once per start: a cluster's first worker alone counts.
     logger.warn(
       "the store is empty: no user or client can authenticate; load some with --seed FILE (SEED_FILE), e.g. --seed seed.json"
     )

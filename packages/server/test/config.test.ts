@@ -164,6 +164,33 @@ describe("parseConfig", () => {
     expect(error.message).toBe("--redis-url (REDIS_URL) must be a redis:// or rediss:// URL")
   })
 
+  it("warns when --database-url or --redis-url carries a password, naming the variable; not from the environment", () => {
+    const warningsOf = (argv: ReadonlyArray<string>, env: Record<string, string> = {}) => {
+      const parsed = parseConfig(argv, env)
+      return parsed._tag === "Run" ? parsed.warnings : ["<help>"]
+    }
+    const withPasswords = [
+      "--store",
+      "postgres",
+      "--database-url",
+      "postgres://app:s3cret-pw@db/x",
+      "--rate-limit-capacity",
+      "5",
+      "--rate-limit-refill-per-second",
+      "1",
+      "--rate-limit-store",
+      "redis",
+      "--redis-url",
+      "redis://:s3cret-pw@cache:6379"
+    ]
+    expect(warningsOf(withPasswords)).toEqual([
+      "--database-url carries a password: it shows in the process list; pass it in DATABASE_URL instead",
+      "--redis-url carries a password: it shows in the process list; pass it in REDIS_URL instead"
+    ])
+    expect(warningsOf(["--store", "postgres", "--database-url", "postgres://app@db/x"])).toEqual([])
+    expect(warningsOf(["--store", "postgres"], { DATABASE_URL: "postgres://app:s3cret-pw@db/x" })).toEqual([])
+  })
+
   it("lists the rate limit options in the usage text", () => {
     for (const text of [
       "--rate-limit-store memory|postgres|redis",

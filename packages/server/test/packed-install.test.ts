@@ -6,39 +6,68 @@ import { delimiter, dirname, join } from "node:path"
 import { repoRoot } from "./cli-helpers.js"
 
 /**
- * What a project outside this repository gets: every public package packed with `npm pack`, the tarballs installed
- * with `npm install --omit=dev` (no workspace links, no dev dependency), then the `accord` bin, a host as
- * docs/embedding.md prints it, and the client's README example, run there (docs/embedding.md, "Installing").
+ * What a project outside this repository gets, by the commands docs/embedding.md prints under "Installing": every
+ * public package packed in the clone, the tarballs installed into a project outside the workspace (no workspace
+ * link, no dev dependency), then the `accord` bin, a host as the guide prints it, and the client's README example,
+ * run there.
  */
 
 interface Manifest {
   readonly name: string
+  readonly version: string
   readonly private?: boolean
+  readonly dependencies?: Readonly<Record<string, string>>
 }
 
-const publicPackages = readdirSync(join(repoRoot, "packages"))
-  .map((dir) => JSON.parse(readFileSync(join(repoRoot, "packages", dir, "package.json"), "utf8")) as Manifest)
-  .filter((manifest) => manifest.private !== true)
-  .map((manifest) => manifest.name)
+const manifests = readdirSync(join(repoRoot, "packages")).map(
+  (dir) => JSON.parse(readFileSync(join(repoRoot, "packages", dir, "package.json"), "utf8")) as Manifest
+)
+const publicPackages = manifests.filter((manifest) => manifest.private !== true).map((manifest) => manifest.name)
 
 /** npm, the same one that runs this test; with the Node.js that runs it first on the PATH (bins say `env node`). */
-const env = { ...process.env, PATH: `${dirname(process.execPath)}${delimiter}${process.env["PATH"] ?? ""}` }
-const npm = (args: ReadonlyArray<string>, cwd: string) =>
-  execFileSync("npm", ["--no-audit", "--no-fund", "--loglevel=error", ...args], { cwd, env, encoding: "utf8" })
+const env = {
+  ...process.env,
+  PATH: `${dirname(process.execPath)}${delimiter}${process.env["PATH"] ?? ""}`,
+  npm_config_audit: "false",
+  npm_config_fund: "false",
+  npm_config_loglevel: "error",
+  // npm's default, whatever this machine's user config says: the guide's own flags must pin effect.
+  npm_config_save_exact: "false"
+}
+
+/** The guide's "Installing" section: its `sh` blocks, in order (in the clone, then in your project). */
+const guide = readFileSync(join(repoRoot, "docs/embedding.md"), "utf8")
+const installing = guide.slice(guide.indexOf("## Installing"), guide.indexOf("\n## ", guide.indexOf("## Installing")))
+const [inTheClone = "", inYourProject = ""] = [...installing.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map(
+  (block) => block[1] ?? ""
+)
+
+/** The guide's destination folder, beside the clone; the test's is in its scratch directory. */
+const GUIDE_DESTINATION = "../accord-packages"
+
+/** A block of the guide as printed, with only its destination folder moved, in `cwd`; stops at the first failure. */
+const runBlock = (block: string, cwd: string, destination: string): void => {
+  expect(block, "the guide's block names the destination folder").toContain(GUIDE_DESTINATION)
+  execFileSync("sh", ["-e", "-c", block.replaceAll(GUIDE_DESTINATION, destination)], {
+    cwd,
+    env,
+    encoding: "utf8",
+    stdio: "pipe"
+  })
+}
 
 let scratch = ""
 
 beforeAll(() => {
+  // The clone after `npm ci`: installed, and built (the build, again, in case a source changed since).
   execFileSync(process.execPath, [join(repoRoot, "node_modules/typescript/bin/tsc"), "-b"], { cwd: repoRoot })
   scratch = mkdtempSync(join(tmpdir(), "accord-installed-"))
-  const tarballs = join(scratch, "tarballs")
-  mkdirSync(tarballs)
-  npm(["pack", ...publicPackages.flatMap((name) => ["-w", name]), "--pack-destination", tarballs], repoRoot)
+  const tarballs = join(scratch, "accord-packages")
+  runBlock(inTheClone, repoRoot, tarballs)
   const app = join(scratch, "app")
   mkdirSync(app)
   writeFileSync(join(app, "package.json"), JSON.stringify({ name: "accord-scratch", private: true, type: "module" }))
-  const files = readdirSync(tarballs).map((file) => join(tarballs, file))
-  npm(["install", "--omit=dev", ...files], app)
+  runBlock(inYourProject, app, tarballs)
   copyFileSync(join(repoRoot, "seed.json"), join(app, "seed.json"))
 }, 300_000)
 
@@ -82,6 +111,19 @@ const spawnInApp = (command: string, args: ReadonlyArray<string>, extraEnv: Reco
 }
 
 describe(`the public packages (${publicPackages.length}) packed and installed outside the workspace`, () => {
+  it("the guide's pack command makes a tarball for each public package, and none for a private one", () => {
+    const tarball = (manifest: Manifest) =>
+      `${manifest.name.replace("@", "").replace("/", "-")}-${manifest.version}.tgz`
+    const expected = manifests.filter((manifest) => manifest.private !== true).map(tarball)
+    expect(readdirSync(join(scratch, "accord-packages")).sort()).toEqual(expected.sort())
+  })
+
+  it("the guide's install pins effect at the packages' own version, exactly", () => {
+    const host = JSON.parse(readFileSync(join(app(), "package.json"), "utf8")) as Manifest
+    const pinned = new Set(manifests.flatMap((manifest) => manifest.dependencies?.["effect"] ?? []))
+    expect([...pinned]).toEqual([host.dependencies?.["effect"]])
+  })
+
   it("each installed package has its built files, types, README and LICENSE, and no test", () => {
     for (const name of publicPackages) {
       const dir = join(app(), "node_modules", name)

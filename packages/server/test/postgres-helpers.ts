@@ -9,6 +9,26 @@ export const databaseUrl: string | undefined = process.env["DATABASE_URL"] || un
 
 export const skipReason = "skipped: DATABASE_URL not set"
 
+/**
+ * Why a suite that needs the server cannot run: DATABASE_URL unset, or set but not answering `SELECT 1` within 5 s;
+ * undefined when it answers.
+ */
+export const unansweredReason = async (): Promise<string | undefined> => {
+  if (databaseUrl === undefined) return skipReason
+  const client = new pg.Client({ connectionString: databaseUrl, connectionTimeoutMillis: 5_000 })
+  client.on("error", () => undefined)
+  try {
+    await client.connect()
+    await client.query("SELECT 1")
+    return undefined
+  } catch (error) {
+    // The driver's words only ("connect ECONNREFUSED ..."): they never carry the URL's password.
+    return `skipped: DATABASE_URL does not answer (${error instanceof Error ? error.message : String(error)})`
+  } finally {
+    await client.end().catch(() => undefined)
+  }
+}
+
 /** A schema name no other test uses, so test files can run in parallel and drop what they made. */
 export const freshSchema = (): string => `accord_srv_${randomBytes(6).toString("hex")}`
 

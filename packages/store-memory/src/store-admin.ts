@@ -1,4 +1,4 @@
-import { Clock, Effect, Ref } from "effect"
+import { Clock, Effect, HashMap, Ref } from "effect"
 import { StoreAdmin, type Seed, type SeedReport } from "@accord/core"
 import { addCredentials, type CredentialSeed } from "./authenticator.js"
 import { insertIfAbsent } from "./payment-methods.js"
@@ -34,5 +34,6 @@ export const loadSeedInto = (state: MemoryState, seed: Seed): Effect.Effect<Seed
 export const makeStoreAdmin = (state: MemoryState) =>
   StoreAdmin.of({
     loadSeed: (seed) => loadSeedInto(state, seed),
-    ping: Effect.void
+    ping: Effect.void,
+    countCredentials: Effect.map(Ref.get(state.credentials), HashMap.size)
   })

@@ -25,6 +25,7 @@ const credentialRows = queryRows(
   ])
 )
 const addedRows = queryRows(Schema.Struct({ added: Schema.Literal(1) }))
+const countRows = queryRows(Schema.Struct({ count: Schema.Number }))
 
 const invalidToken = new Unauthenticated({ reason: "invalid_token" })
 
@@ -99,5 +100,9 @@ const loadSeed = (sql: SqlExecutor, seed: Seed): Effect.Effect<SeedReport, Unava
 export const makeStoreAdmin = (sql: SqlExecutor) =>
   StoreAdmin.of({
     loadSeed: (seed) => loadSeed(sql, seed),
-    ping: Effect.asVoid(sql.query("SELECT 1"))
+    ping: Effect.asVoid(sql.query("SELECT 1")),
+    countCredentials: Effect.map(
+      countRows(sql, "SELECT count(*)::int AS count FROM credentials", []),
+      ([row]) => row?.count ?? 0
+    )
   })

@@ -54,7 +54,9 @@ export const runMigrateCli = async (
     output.out(USAGE)
     return 0
   }
-  const { values, positionals } = parsed.success
+  const { values, positionals, warnings } = parsed.success
+  // A password in --database-url shows in the process list (docs/SECURITY.md, item 39).
+  for (const warning of warnings) output.err(`accord-migrate: ${warning}`)
   if (positionals.length !== 1 || positionals[0] !== "migrate") {
     output.err(USAGE)
     return 2

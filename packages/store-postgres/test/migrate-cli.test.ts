@@ -63,6 +63,10 @@ describe("accord-migrate usage", () => {
     expect(result.code).toBe(1)
     expect(result.err).toContain("database unreachable")
     expect(result.err + result.out).not.toContain("s3cr3t-pw")
+    // Given in a flag, the password shows in the process list: one warning names the variable to use instead.
+    expect(result.err.split("\n").filter((line) => line.includes("carries a password"))).toEqual([
+      "accord-migrate: --database-url carries a password: it shows in the process list; pass it in DATABASE_URL instead"
+    ])
   })
 })
 

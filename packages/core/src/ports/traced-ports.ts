@@ -39,7 +39,8 @@ const traceAuthenticator = (authenticator: Authenticator["Service"]): Authentica
 
 const traceStoreAdmin = (admin: StoreAdmin["Service"]): StoreAdmin["Service"] => ({
   loadSeed: (seed) => spanned("StoreAdmin.loadSeed", admin.loadSeed(seed)),
-  ping: spanned("StoreAdmin.ping", admin.ping)
+  ping: spanned("StoreAdmin.ping", admin.ping),
+  countCredentials: spanned("StoreAdmin.countCredentials", admin.countCredentials)
 })
 
 const tracePasswordHasher = (hasher: PasswordHasher["Service"]): PasswordHasher["Service"] => ({

@@ -20,7 +20,11 @@ const record: Preferences = { id: 1, ...defaultPreferenceValues, createdAt: new 
 const runtime = runtimeWithPorts({
   authenticator: tokenTableAuthenticator(),
   preferences: PreferencesStore.of({ getOrCreate: () => Effect.succeed(record), update: () => Effect.die("unused") }),
-  storeAdmin: StoreAdmin.of({ loadSeed: () => Effect.die("unused"), ping: Effect.void })
+  storeAdmin: StoreAdmin.of({
+    loadSeed: () => Effect.die("unused"),
+    ping: Effect.void,
+    countCredentials: Effect.die("unused")
+  })
 })
 afterAll(() => runtime.dispose())
 

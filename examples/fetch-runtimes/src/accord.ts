@@ -11,4 +11,7 @@ import seedJson from "../../../seed.json" with { type: "json" }
 const seed = Schema.decodeUnknownSync(Seed)(seedJson)
 export const runtime = ManagedRuntime.make(Layer.mergeAll(makeMemoryStore(seed), ScryptPasswordHasherLive()))
 
-export default { fetch: makeFetchHandler({ runtime, prefix: "/api" }) }
+// A browser app on its own origin calls the API (docs/api.md, "CORS"): every answer then varies on Origin.
+export const appOrigin = "https://app.example.com"
+
+export default { fetch: makeFetchHandler({ runtime, prefix: "/api", corsOrigins: [appOrigin] }) }

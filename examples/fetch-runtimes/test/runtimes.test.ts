@@ -191,7 +191,10 @@ for (const runtime of runtimes) {
 
     it("passes every MUST of the contract's audits", async () => {
       const url = host?.url ?? ""
-      const results = await runAudits(httpAudits, auditTarget({ url: `${url}/api`, ...tokens }))
+      const results = await runAudits(
+        httpAudits,
+        auditTarget({ url: `${url}/api`, ...tokens, corsOrigin: "https://app.example.com" })
+      )
       const idsWith = (status: AuditResult["status"], level?: AuditResult["level"]) =>
         results
           .filter((result) => result.status === status && (level === undefined || result.level === level))

@@ -25,6 +25,53 @@ export interface ExchangeLimits {
   readonly deadlineMs?: number
   /** Fails the exchange at once and closes its connection when aborted (an audit past its deadline). */
   readonly signal?: AbortSignal
+  /**
+   * Ends the exchange (`closed` false) as soon as the first final response is complete, as its framing declares
+   * (Content-Length, chunked, or none for 204 and 304), rather than when the server closes or goes quiet: a server
+   * that keeps the connection open after `Connection: close` (workerd's local server does) costs no quiet time.
+   */
+  readonly endAtResponse?: boolean
+}
+
+/**
+ * As bytes arrive (the whole text so far each time), whether the first final response is complete. Incremental: each
+ * call looks only at what is new, so a response trickled a byte at a time costs linear work, never a rescan.
+ */
+const firstResponseComplete = (): ((wire: string) => boolean) => {
+  let headFrom = 0
+  let searchedTo = 0
+  let bodyStart = -1
+  let framing: { readonly length: number } | "chunked" | "close" = "close"
+  return (wire) => {
+    while (bodyStart < 0) {
+      const end = wire.indexOf("\r\n\r\n", Math.max(headFrom, searchedTo - 3))
+      searchedTo = wire.length
+      if (end < 0) return false
+      const head = parseWire(wire.slice(headFrom, end + 4))
+      if (head === undefined) return false
+      if (head.status >= 100 && head.status < 200) {
+        // An interim answer (100 Continue): the final one follows.
+        headFrom = end + 4
+        continue
+      }
+      bodyStart = end + 4
+      const length = Number(head.headers["content-length"] ?? Number.NaN)
+      framing =
+        head.status === 204 || head.status === 304
+          ? { length: 0 }
+          : /\bchunked\b/i.test(head.headers["transfer-encoding"] ?? "")
+            ? "chunked"
+            : Number.isSafeInteger(length) && length >= 0
+              ? { length }
+              : "close"
+      searchedTo = bodyStart
+    }
+    if (framing === "close") return false
+    if (framing !== "chunked") return wire.length - bodyStart >= framing.length
+    const last = wire.indexOf("\r\n0\r\n\r\n", Math.max(bodyStart - 2, searchedTo - 6))
+    searchedTo = wire.length
+    return last >= 0 || wire.startsWith("0\r\n\r\n", bodyStart)
+  }
 }
 
 /**
@@ -38,7 +85,7 @@ export const exchange = (
   baseUrl: string,
   bytes: string | Uint8Array,
   quietMs = DEFAULT_QUIET_MS,
-  { deadlineMs = 10_000, signal }: ExchangeLimits = {}
+  { deadlineMs = 10_000, signal, endAtResponse = false }: ExchangeLimits = {}
 ): Promise<Exchanged> => {
   if (signal?.aborted === true) return Promise.reject(signal.reason)
   return new Promise((resolve, reject) => {
@@ -64,9 +111,11 @@ export const exchange = (
       deadlineMs
     )
     signal?.addEventListener("abort", abort, { once: true })
+    const complete = endAtResponse ? firstResponseComplete() : () => false
     socket.on("data", (data: Buffer) => {
       if (wire.length + data.length > MAX_RESPONSE_BYTES) return finish({ error: tooLarge("the raw exchange") })
       wire += data.toString("latin1")
+      if (complete(wire)) return done(false)
       clearTimeout(quiet)
       quiet = setTimeout(() => done(false), quietMs)
     })

@@ -126,13 +126,14 @@ export const auditTarget = (options: AuditTargetOptions): AuditTarget => {
     run: options.run ?? randomSuffix(),
     seeded: options.seeded,
     send: options.send ?? ((request) => send(base, request)),
-    // The requests say `Connection: close`, so a conforming server ends the exchange; the quiet time only bounds
-    // one that does not (and leaves room for a TLS handshake).
+    // An audit reads one response per exchange: it ends once that response is complete, whether or not the server
+    // closes (the requests say `Connection: close`); the quiet time only bounds one that never completes.
     exchange:
       options.exchange === false
         ? undefined
         : (options.exchange ??
-          ((bytes, signal) => exchange(base, bytes, DEFAULT_QUIET_MS, signal === undefined ? {} : { signal }))),
+          ((bytes, signal) =>
+            exchange(base, bytes, DEFAULT_QUIET_MS, { endAtResponse: true, ...(signal !== undefined && { signal }) }))),
     corsOrigin: options.corsOrigin
   }
 }

@@ -1,69 +1,83 @@
-// The public surface of @accord/contract: Accord's API as data (docs/api.md), listed name by name. It depends on
-// effect alone; an implementation binds to it (@accord/core), a client derives from it (@accord/client).
+// The public surface of @accord/contract: Accord's API as data (docs/api.md), listed name by name. It depends on effect
+// and the domain's values alone (@accord/domain/values); an implementation binds to it (@accord/core), a client
+// derives from it (@accord/client).
 
-// Field values: the wire rules of docs/api.md ("Precise rules"), each failure with its field issue code (the
-// annotation FIELD_ISSUE_CODE, which core's decoder reads)
-export { FIELD_ISSUE_CODE, FIELD_ISSUE_CODES, type FieldIssue, type FieldIssueCode } from "./fields/field-issue.js"
-export { StrictBoolean } from "./fields/boolean.js"
-export { Email, trimAsciiWhitespace } from "./fields/email.js"
-export { isWellFormedLanguageTag, LanguageTagInput } from "./fields/language.js"
-export { Password } from "./fields/password.js"
-export { NAMES_RESOURCE, PaymentMethodId } from "./fields/payment-method-id.js"
-export { Timestamp } from "./fields/timestamp.js"
-export { TimezoneOffset } from "./fields/timezone.js"
-export { WireInt } from "./fields/wire-int.js"
+// Wire fields: the JSON forms of docs/api.md ("Precise rules") the domain's values do not have
+export { StrictBoolean } from "./wire/boolean.js"
+export { Timestamp, toTimestamp } from "./wire/timestamp.js"
+export { WireInt } from "./wire/wire-int.js"
 
-// Bodies and views: what each operation reads and answers, in wire form (snake_case)
-export { MASKED_PASSWORD, PlanEntryBody, PlanEntryView } from "./plan-entry.js"
-export { PreferencesPatchBody, PreferencesView } from "./preferences.js"
-export { PaymentMethodList, PaymentMethodView, SetDefaultBody } from "./payment-method.js"
-export { HealthView } from "./health.js"
-
-// Operations: routes, methods, access, Schemas, declared errors
+// Operations, one entry each in their areas: route, access, Schemas, declared errors; their bodies and views in wire
+// form (snake_case) with the mappers from the domain's records; their docs and examples
 export {
   defineOperation,
   type Access,
   type BodyOf,
   type BodySpec,
+  type Conditional,
+  type DocsOf,
   type HttpMethod,
   type Operation,
+  type OperationDocs,
   type OperationSpec,
+  type OperationTag,
+  type ParameterDocs,
   type ParamsOf,
+  type ParamsSchema,
   type Route,
   type SuccessSpec,
-  type TypedOperation
+  type TypedOperation,
+  type ValidationExample
 } from "./operation.js"
-export { operations, type OperationId, type Operations } from "./operations.js"
-export { OPERATION_DOCS, type OperationDocs, type OperationTag } from "./operation-docs.js"
-export { apiRoutes } from "./routes.js"
+export { apiRoutes, OPERATION_DOCS, operations, type OperationId, type Operations } from "./operations.js"
+export { MASKED_PASSWORD, PlanEntryBody, PlanEntryView, toPlanEntryView } from "./operations/plans.js"
+export {
+  decodePreferencesPatch,
+  PreferencesPatchBody,
+  PreferencesView,
+  toPatch,
+  toPreferencesView
+} from "./operations/users.js"
+export {
+  PaymentMethodList,
+  PaymentMethodView,
+  SetDefaultBody,
+  toPaymentMethodView
+} from "./operations/payments.js"
+export { HealthView } from "./operations/service.js"
 
-// Errors: problem codes, their statuses, and the codes each operation can be answered with
+// Problems: every code with its status and texts; the order of checks and what each adds
 export {
   PROBLEM_CODE_STATUS,
   PROBLEM_CODES,
   PROBLEM_CONTENT_TYPE,
+  PROBLEMS,
   ProblemSchema,
   REASON_PHRASES,
-  type ProblemCode
-} from "./problem.js"
-export { PROBLEM_DETAILS } from "./problem-details.js"
+  type FixedDetailCode,
+  type ProblemCode,
+  type StatusOf
+} from "./problems.js"
 export {
-  DOMAIN_ERROR_CODES,
-  DOMAIN_ERROR_STATUS,
+  answerHeadersOf,
+  appliesTo,
+  DOMAIN_ERRORS,
   errorStatusesOf,
+  LATER_ANSWERS_CARRY,
+  PIPELINE,
   problemCodesOf,
+  readHeadersOf,
+  type AnswerHeader,
+  type Applies,
   type DomainErrorTag,
+  type Pipeline,
+  type PipelineCheck,
+  type PipelineCheckId,
   type ProblemCodeOf,
-  type ProblemCodeSource
-} from "./errors.js"
+  type ProblemCodeSource,
+  type ReadHeader
+} from "./checks.js"
 
-// The OpenAPI 3.1 document, and the examples of its responses
+// The OpenAPI 3.1 document, and the examples of its problems
 export { makeOpenApiDocument } from "./openapi.js"
-export {
-  PROBLEM_EXAMPLES,
-  SUCCESS_EXAMPLES,
-  VALIDATION_EXAMPLES,
-  VALIDATION_REQUESTS,
-  type BodyOperationId,
-  type ProblemExample
-} from "./examples.js"
+export { PROBLEM_EXAMPLES, validationProblemExample, type ProblemExample } from "./examples.js"

@@ -1,11 +1,9 @@
 import { JsonSchema, type Schema, SchemaRepresentation } from "effect"
-import { errorStatusesOf, problemCodesOf } from "./errors.js"
-import { PROBLEM_EXAMPLES, SUCCESS_EXAMPLES, VALIDATION_EXAMPLES, type BodyOperationId } from "./examples.js"
-import type { BodySpec, Operation } from "./operation.js"
-import { OPERATION_DOCS, type OperationDocs, type OperationTag } from "./operation-docs.js"
-import type { Operations } from "./operations.js"
-import { PROBLEM_CODE_STATUS, ProblemSchema, REASON_PHRASES, type ProblemCode } from "./problem.js"
-import { apiRoutes } from "./routes.js"
+import { answerHeadersOf, errorStatusesOf, LATER_ANSWERS_CARRY, problemCodesOf, readHeadersOf } from "./checks.js"
+import { PROBLEM_EXAMPLES, validationProblemExample } from "./examples.js"
+import type { Operation, OperationDocs, OperationTag } from "./operation.js"
+import { apiRoutes, OPERATION_DOCS } from "./operations.js"
+import { PROBLEMS, ProblemSchema, REASON_PHRASES, type ProblemCode } from "./problems.js"
 
 type JsonObject = Record<string, unknown>
 
@@ -22,67 +20,38 @@ const TAGS: Readonly<Record<OperationTag, string>> = {
 const REQUEST_ID_HEADER = "X-Request-Id"
 const requestIdRef = { $ref: `#/components/headers/${REQUEST_ID_HEADER}` }
 
-const RATE_LIMIT_HEADERS = {
-  RateLimit: { $ref: "#/components/headers/RateLimit" },
-  "RateLimit-Policy": { $ref: "#/components/headers/RateLimit-Policy" }
-}
+/** The rate limit's headers, which every later answer of a credentialed operation carries (checks.ts). */
+const RATE_LIMIT_HEADERS = Object.fromEntries(
+  LATER_ANSWERS_CARRY.map((name) => [name, { $ref: `#/components/headers/${name}` }])
+)
 const ETAG_HEADER = "ETag"
 const etagRef = { $ref: `#/components/headers/${ETAG_HEADER}` }
 
-/** The request headers of a conditional operation (docs/api.md, "Conditional requests"). */
-const conditionalParameters = (operation: Operation): ReadonlyArray<JsonObject> => {
-  if (operation.conditional === undefined) return []
-  if (operation.conditional === "ifNoneMatch")
-    return [
-      {
-        name: "If-None-Match",
-        in: "header",
-        required: false,
-        description:
-          "Entity tags of representations the client has (weak comparison), or *: when one matches, 304 with the ETag and no body.",
-        schema: { type: "string" }
-      }
-    ]
-  return [
-    {
-      name: "If-Match",
-      in: "header",
-      required: false,
-      description:
-        operation.conditional === "ifMatchRequirable"
-          ? "Entity tags (strong comparison), or *: the write happens only if the current representation has one of them, else 412 precondition_failed and nothing changes. A server started with --require-if-match answers a PUT without it 428 precondition_required."
-          : "Entity tags (strong comparison), or *: the write happens only if the current representation has one of them, else 412 precondition_failed and nothing changes.",
-      schema: { type: "string" }
-    }
-  ]
+/** The request headers an operation's checks read (checks.ts), as OpenAPI parameters. */
+const conditionalParameters = (operation: Operation): ReadonlyArray<JsonObject> =>
+  readHeadersOf(operation).map(({ name, description }) => ({
+    name,
+    in: "header",
+    required: false,
+    description,
+    schema: { type: "string" }
+  }))
+
+/** The headers an operation's problems with `status` carry (checks.ts), as OpenAPI response headers. */
+const errorHeaders = (operation: Operation, status: number): JsonObject =>
+  Object.fromEntries(
+    Object.entries(answerHeadersOf(operation, status)).map(([name, { description, type }]) => [
+      name,
+      { schema: { type }, description }
+    ])
+  )
+
+/** An operation's docs and examples (operations/*.ts); the table and OPERATION_DOCS have the same keys. */
+const docsOf = (operation: Operation): OperationDocs => {
+  const docs = (OPERATION_DOCS as Readonly<Record<string, OperationDocs>>)[operation.operationId]
+  if (docs === undefined) throw new Error(`${operation.operationId} has no entry in OPERATION_DOCS`)
+  return docs
 }
-
-const ERROR_HEADERS: Readonly<Record<number, JsonObject>> = {
-  401: { "WWW-Authenticate": { schema: { type: "string" }, description: "Bearer challenge" } },
-  403: { "WWW-Authenticate": { schema: { type: "string" }, description: "Bearer challenge (insufficient_scope)" } },
-  429: { "Retry-After": { schema: { type: "integer" }, description: "Seconds until the credential may send again" } },
-  503: { "Retry-After": { schema: { type: "integer" }, description: "Seconds to wait before retrying" } }
-}
-
-/**
- * The request a person would send, per operation that reads a body, in wire form (the body Schema's Encoded side, so
- * a renamed field fails to compile; openapi.test.ts also runs each through its operation's decoder). Without it an API
- * reference page pre-fills a body from the schema alone: bounds as values (`"timezone": -720`) and the read-only
- * fields, which "Execute" would then send (docs/api.md, "OpenAPI document").
- */
-const REQUEST_EXAMPLES: {
-  readonly [K in BodyOperationId]: Operations[K]["body"] extends BodySpec<infer S> ? S["Encoded"] : never
-} = {
-  createPublicPlanEntry: { email: "ada@example.com", password: "correct horse battery staple" },
-  updateLanguagePreferences: { language: "pt-BR", timezone: -180, mfa_enabled: true },
-  setDefaultPaymentMethod: { is_default: true }
-}
-
-const exampleOf = (operation: Operation): unknown =>
-  (REQUEST_EXAMPLES as Readonly<Record<string, unknown>>)[operation.operationId]
-
-const successExampleOf = (operation: Operation): unknown =>
-  (SUCCESS_EXAMPLES as Readonly<Record<string, unknown>>)[operation.operationId]
 
 /** The name of a problem example in `components.examples`: the code, and the operation for `validation_failed`. */
 const problemExampleName = (operation: Operation, code: ProblemCode): string =>
@@ -94,9 +63,12 @@ const problemExampleComponents = (): Readonly<Record<string, JsonObject>> => {
   for (const route of apiRoutes)
     for (const operation of route.operations)
       for (const code of problemCodesOf(operation)) {
+        const validation = docsOf(operation).validationExample
         const value =
           code === "validation_failed"
-            ? (VALIDATION_EXAMPLES as Readonly<Record<string, unknown>>)[operation.operationId]
+            ? validation === undefined
+              ? undefined
+              : validationProblemExample(validation)
             : PROBLEM_EXAMPLES[code]
         if (value !== undefined) components[problemExampleName(operation, code)] = { summary: code, value }
       }
@@ -111,22 +83,15 @@ const problemExampleComponents = (): Readonly<Record<string, JsonObject>> => {
 const problemExamples = (operation: Operation, status: number): Readonly<Record<string, JsonObject>> => {
   const examples: Record<string, JsonObject> = {}
   for (const code of problemCodesOf(operation))
-    if (PROBLEM_CODE_STATUS[code] === status)
+    if (PROBLEMS[code].status === status)
       examples[code] = { $ref: `#/components/examples/${problemExampleName(operation, code)}` }
   return examples
-}
-
-/** An operation's tag, summary and description; the table and OPERATION_DOCS have the same keys (both typed by OperationId). */
-const docsOf = (operation: Operation): OperationDocs => {
-  const docs = (OPERATION_DOCS as Readonly<Record<string, OperationDocs>>)[operation.operationId]
-  if (docs === undefined) throw new Error(`${operation.operationId} has no entry in OPERATION_DOCS`)
-  return docs
 }
 
 /** "Reason Phrase: problem code `a` or `b`": the problem codes (problemCodesOf) this operation answers with this status. */
 const errorDescription = (operation: Operation, status: number): string => {
   const codes = problemCodesOf(operation)
-    .filter((code) => PROBLEM_CODE_STATUS[code] === status)
+    .filter((code) => PROBLEMS[code].status === status)
     .map((code) => `\`${code}\``)
   const phrase = REASON_PHRASES[status] ?? "Error"
   if (codes.length === 0) return phrase
@@ -156,6 +121,17 @@ export const makeOpenApiDocument = (options: { readonly serverUrl: string }): Js
   )
   const definitions = compiled.definitions
   const schemaOf = (schema: Schema.Top): JsonSchema.JsonSchema => compiled.schemas[named.indexOf(schema)] ?? {}
+  /** A path parameter's schema, written out in place (a parameter is a plain string, not a shared definition). */
+  const pathParamSchema = (operation: Operation, name: string): JsonSchema.JsonSchema => {
+    const field = operation.params?.fields[name]
+    if (field === undefined) throw new Error(`${operation.operationId}: the path parameter ${name} has no Schema`)
+    const single = JsonSchema.toMultiDocumentOpenApi3_1(
+      SchemaRepresentation.toJsonSchemaMultiDocument(SchemaRepresentation.toRepresentations([field.ast] as [never]))
+    )
+    const schema = single.schemas[0] ?? {}
+    const ref = typeof schema["$ref"] === "string" ? schema["$ref"].split("/").at(-1) : undefined
+    return ref === undefined ? schema : (single.definitions[ref] ?? schema)
+  }
   const problemRef = schemaOf(ProblemSchema)
 
   const operationObject = (operation: Operation, pathParams: ReadonlyArray<string>): JsonObject => {
@@ -171,7 +147,7 @@ export const makeOpenApiDocument = (options: { readonly serverUrl: string }): Js
         description: REASON_PHRASES[operation.success.status],
         headers: successHeaders,
         content: {
-          "application/json": { schema: schemaOf(operation.success.schema), example: successExampleOf(operation) }
+          "application/json": { schema: schemaOf(operation.success.schema), example: docsOf(operation).successExample }
         }
       }
     }
@@ -184,7 +160,7 @@ export const makeOpenApiDocument = (options: { readonly serverUrl: string }): Js
         description: errorDescription(operation, status),
         headers: {
           [REQUEST_ID_HEADER]: requestIdRef,
-          ...ERROR_HEADERS[status],
+          ...errorHeaders(operation, status),
           ...(credentialed && status !== 401 && limitHeaders)
         },
         content: {
@@ -192,8 +168,8 @@ export const makeOpenApiDocument = (options: { readonly serverUrl: string }): Js
         }
       }
     }
-    const example = exampleOf(operation)
     const docs = docsOf(operation)
+    const example = docs.requestExample
     return {
       operationId: operation.operationId,
       tags: [docs.tag],
@@ -202,14 +178,13 @@ export const makeOpenApiDocument = (options: { readonly serverUrl: string }): Js
       ...(credentialed ? { security: [{ bearerAuth: [] }] } : { security: [] }),
       ...((pathParams.length > 0 || operation.conditional !== undefined) && {
         parameters: [
-          // The table's one path parameter is the payment method's id (operations.ts), as the pattern says too.
           ...pathParams.map((name) => ({
             name,
             in: "path",
             required: true,
-            description: "The payment method's id, as listed by listPaymentMethods; any other value is 404 not_found.",
-            schema: { type: "string", pattern: "^[A-Za-z0-9_-]{1,100}$" },
-            example: "pm_2"
+            description: docs.params?.[name]?.description,
+            schema: pathParamSchema(operation, name),
+            example: docs.params?.[name]?.example
           })),
           ...conditionalParameters(operation)
         ]

@@ -1,5 +1,6 @@
+import type { FieldIssueCode } from "@accord/domain/values"
 import type { Schema } from "effect"
-import type { DomainErrorTag } from "./errors.js"
+import type { DomainErrorTag } from "./checks.js"
 
 export type HttpMethod = "GET" | "POST" | "PUT"
 
@@ -8,6 +9,17 @@ export type HttpMethod = "GET" | "POST" | "PUT"
  * application's), or a user only.
  */
 export type Access = "public" | "anyCredential" | "user"
+
+/**
+ * How an operation takes part in conditional requests (docs/api.md, "Conditional requests"); its 200 carries a strong
+ * `ETag` either way:
+ * - `ifNoneMatch`: a GET; an `If-None-Match` that matches (weak comparison) is 304 with the ETag and no body;
+ * - `ifMatch`: a PUT; an `If-Match` that does not match (strong comparison) is 412 `precondition_failed`, checked in
+ *   the same atomic step as the write (so it declares `PreconditionFailed`);
+ * - `ifMatchRequirable`: the same, and with the host's `requireIfMatch` a PUT without `If-Match` is 428
+ *   `precondition_required`.
+ */
+export type Conditional = "ifNoneMatch" | "ifMatch" | "ifMatchRequirable"
 
 /** A JSON body an operation reads: the Schema it is decoded with (a client sends its Encoded side) and whether it may be absent. */
 export interface BodySpec<S extends Schema.Decoder<unknown> = Schema.Decoder<unknown>> {
@@ -22,6 +34,9 @@ export interface SuccessSpec<S extends Schema.Codec<unknown, unknown> = Schema.C
   readonly schema: S
 }
 
+/** Path parameters: a Struct of their Schemas, by name; a value one refuses is 404 `not_found`. */
+export type ParamsSchema = Schema.Decoder<unknown> & { readonly fields: Readonly<Record<string, Schema.Top>> }
+
 /** The body an implementation is given: the body Schema's decoded type, or undefined when the operation reads none. */
 export type BodyOf<B extends BodySpec | undefined> = B extends BodySpec<infer S> ? S["Type"] : undefined
 
@@ -30,9 +45,10 @@ export type ParamsOf<P extends Schema.Decoder<unknown> | undefined> =
   P extends Schema.Decoder<unknown> ? P["Type"] : undefined
 
 /**
- * An operation as written in the table: data only. Its implementation is bound to it by operationId (core's
- * implementation map), its text for people is in operation-docs.ts. The literal types of its id, method, path and access and the static types of its Schemas are kept (see
- * TypedOperation).
+ * An operation as written in its area's table (operations/*.ts): data only. Its implementation is bound to it by
+ * operationId (core's implementation map); its text for people and its examples are its area's `docs` (OperationDocs).
+ * The literal types of its id, method, path, access and conditional kind and the static types of its Schemas are kept
+ * (see TypedOperation).
  */
 export interface OperationSpec<
   Id extends string,
@@ -40,31 +56,34 @@ export interface OperationSpec<
   Path extends string,
   A extends Access,
   B extends BodySpec | undefined,
-  P extends Schema.Decoder<unknown> | undefined,
+  P extends ParamsSchema | undefined,
   Success extends SuccessSpec,
   Tag extends DomainErrorTag,
-  C extends Conditional | undefined = undefined
+  C extends Conditional | undefined = undefined,
+  D extends boolean = false
 > {
   readonly operationId: Id
   readonly method: M
   /** Relative to the mount prefix, as docs/api.md ("Routes") writes it; `{name}` is a path parameter. */
   readonly path: Path
+  /** Answered only as written, not also without its trailing slash (docs/api.md, "Routes"); default false. */
+  readonly exact?: boolean
   readonly access: A
   /** The JSON body and the Schema it is decoded with; absent: the operation reads no body. */
   readonly body?: B
-  /** Path parameters and their Schema; a value it refuses is 404 `not_found` (docs/api.md, "Precise rules"). */
+  /** Path parameters and their Schemas, one field per `{name}` of the path. */
   readonly params?: P
   readonly success: Success
   /**
-   * The domain errors an implementation may fail with (by tag, errors.ts gives each its status and problem codes);
-   * its problem codes and the OpenAPI errors derive from this list.
+   * The domain errors an implementation may fail with (by tag; checks.ts gives each its problem codes); its problem
+   * codes and the OpenAPI errors derive from this list.
    */
   readonly errors: ReadonlyArray<Tag>
   /**
    * A readiness probe: answered 503 `unavailable` without running while the host drains (`HttpHandlerOptions`
    * `isDraining`), so it must declare `Unavailable`.
    */
-  readonly unavailableWhileDraining?: "Unavailable" extends Tag ? boolean : false
+  readonly unavailableWhileDraining?: "Unavailable" extends Tag ? D : false
   /** Conditional requests (a conditional write declares `PreconditionFailed`: its 412). */
   readonly conditional?: C
 }
@@ -78,11 +97,12 @@ export interface Operation {
   readonly method: HttpMethod
   /** Relative to the mount prefix, with `{name}` for a path parameter. */
   readonly path: string
+  readonly exact: boolean
   readonly access: Access
   /** Undefined when the operation reads no body. */
   readonly body: BodySpec | undefined
   /** Undefined when the path has no parameter. */
-  readonly params: Schema.Decoder<unknown> | undefined
+  readonly params: ParamsSchema | undefined
   readonly success: { readonly status: 200 | 201; readonly schema: Schema.Top }
   readonly errors: ReadonlyArray<DomainErrorTag>
   /** Answered 503 `unavailable` while the host drains, before anything runs (a readiness probe). */
@@ -103,10 +123,11 @@ export interface TypedOperation<
   Path extends string = string,
   A extends Access = Access,
   B extends BodySpec | undefined = BodySpec | undefined,
-  P extends Schema.Decoder<unknown> | undefined = Schema.Decoder<unknown> | undefined,
+  P extends ParamsSchema | undefined = ParamsSchema | undefined,
   Success extends SuccessSpec = SuccessSpec,
   Tag extends DomainErrorTag = DomainErrorTag,
-  C extends Conditional | undefined = Conditional | undefined
+  C extends Conditional | undefined = Conditional | undefined,
+  D extends boolean = boolean
 > extends Operation {
   readonly operationId: Id
   readonly method: M
@@ -117,6 +138,7 @@ export interface TypedOperation<
   readonly success: Success
   readonly errors: ReadonlyArray<Tag>
   readonly conditional: C
+  readonly unavailableWhileDraining: D
 }
 
 /** Checks an operation's declarations against each other and keeps their static types on the result. */
@@ -128,36 +150,83 @@ export const defineOperation = <
   const Success extends SuccessSpec,
   const Tag extends DomainErrorTag,
   const B extends BodySpec | undefined = undefined,
-  P extends Schema.Decoder<unknown> | undefined = undefined,
-  const C extends Conditional | undefined = undefined
+  P extends ParamsSchema | undefined = undefined,
+  const C extends Conditional | undefined = undefined,
+  const D extends boolean = false
 >(
-  spec: OperationSpec<Id, M, Path, A, B, P, Success, Tag, C>
-): TypedOperation<Id, M, Path, A, B, P, Success, Tag, C> => ({
+  spec: OperationSpec<Id, M, Path, A, B, P, Success, Tag, C, D>
+): TypedOperation<Id, M, Path, A, B, P, Success, Tag, C, D> => ({
   operationId: spec.operationId,
   method: spec.method,
   path: spec.path,
+  exact: spec.exact ?? false,
   access: spec.access,
   // Absent in the spec means absent in the type too (B and P default to undefined).
   body: spec.body as B,
   params: spec.params as P,
   success: spec.success,
   errors: spec.errors,
-  unavailableWhileDraining: spec.unavailableWhileDraining ?? false,
+  unavailableWhileDraining: (spec.unavailableWhileDraining ?? false) as D,
   // Absent in the spec means undefined in the type too (C defaults to undefined).
   conditional: spec.conditional as C
 })
 
 /**
- * How an operation takes part in conditional requests (docs/api.md, "Conditional requests"); its 200 carries a strong
- * `ETag` either way:
- * - `ifNoneMatch`: a GET; an `If-None-Match` that matches (weak comparison) is 304 with the ETag and no body;
- * - `ifMatch`: a PUT; an `If-Match` that does not match (strong comparison) is 412 `precondition_failed`, checked in
- *   the same atomic step as the write (so it declares `PreconditionFailed`);
- * - `ifMatchRequirable`: the same, and with the host's `requireIfMatch` a PUT without `If-Match` is 428
- *   `precondition_required`.
+ * The area an operation belongs to: the OpenAPI document's tags, one section each on the API reference page. The
+ * first path segment for the three SPEC areas; `service` for health.
  */
-export type Conditional = "ifNoneMatch" | "ifMatch" | "ifMatchRequirable"
+export type OperationTag = "plans" | "users" | "payments" | "service"
 
+/** An operation's path parameter, as a person reads it (OpenAPI). */
+export interface ParameterDocs {
+  readonly description: string
+  readonly example: string
+}
+
+/** An operation that reads a body: a request its fields refuse, and the `errors` of the 400 it gets. */
+export interface ValidationExample {
+  readonly request: unknown
+  readonly errors: ReadonlyArray<{ readonly pointer: string; readonly code: FieldIssueCode; readonly detail: string }>
+}
+
+/** Each path parameter of an operation that has some, by name. */
+type ParamsDocs<O extends TypedOperation> = O["params"] extends ParamsSchema
+  ? { readonly params: { readonly [K in keyof O["params"]["fields"]]: ParameterDocs } }
+  : { readonly params?: never }
+
+/**
+ * An operation that reads a body: the request a person would send, in wire form (without it an API reference page
+ * pre-fills a body from the schema alone, bounds as values and the read-only fields, which "Execute" would then send:
+ * docs/api.md, "OpenAPI document"), and a request its fields refuse with the `errors` of the 400 it gets (core's
+ * openapi-examples.test.ts sends it and compares).
+ */
+type BodyDocs<O extends TypedOperation> =
+  O["body"] extends BodySpec<infer S>
+    ? { readonly requestExample: S["Encoded"]; readonly validationExample: ValidationExample }
+    : { readonly requestExample?: never; readonly validationExample?: never }
+
+/**
+ * What the OpenAPI document says of an operation to a person, and the examples of its requests and answers: its
+ * area's `docs` entry, read by the OpenAPI generator only, so it stays out of a client's bundle.
+ */
+export type OperationDocs<O extends TypedOperation = TypedOperation> = {
+  /** Its area: one OpenAPI tag. */
+  readonly tag: OperationTag
+  /** One line, the OpenAPI `summary`. */
+  readonly summary: string
+  /** What a caller needs to know beyond the summary (OpenAPI `description`, CommonMark); docs/api.md is the contract. */
+  readonly description: string
+  /** The body of its success answer, in wire form (timestamps as strings). */
+  readonly successExample: O["success"]["schema"]["Encoded"]
+} & ParamsDocs<O> &
+  BodyDocs<O>
+
+/** An area's docs: one entry per operation of its table, or it does not compile. */
+export type DocsOf<Table extends Readonly<Record<string, TypedOperation>>> = {
+  readonly [Id in keyof Table]: OperationDocs<Table[Id]>
+}
+
+/** A route: one path, its operations (by method), as the router compiles them. */
 export interface Route<O extends Operation = Operation> {
   /** Path relative to the mount prefix, as written in docs/api.md ("Routes") and the OpenAPI document. */
   readonly path: string

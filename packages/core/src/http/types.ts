@@ -1,18 +1,7 @@
+import type { AccordServices } from "@accord/domain"
 import type { ManagedRuntime, Tracer } from "effect"
 import type { CorsOrigins } from "./cors.js"
 import type { RateLimiter } from "./rate-limit.js"
-import type { Authenticator } from "../ports/authenticator.js"
-import type { PasswordHasher } from "../ports/password-hasher.js"
-import type { PaymentMethods } from "../ports/payment-methods.js"
-import type { PlanEntries } from "../ports/plan-entries.js"
-import type { PreferencesStore } from "../ports/preferences-store.js"
-import type { StoreAdmin } from "../ports/store-admin.js"
-
-/** What a store provides: every repository port, the authenticator over its credentials, and admin. */
-export type StoreServices = PlanEntries | PreferencesStore | PaymentMethods | Authenticator | StoreAdmin
-
-/** Everything the HTTP binding needs at run time. */
-export type AccordServices = StoreServices | PasswordHasher
 
 /** The runtime a host builds once (e.g. `ManagedRuntime.make(layer)`) and passes to an adapter. */
 export type AccordRuntime = ManagedRuntime.ManagedRuntime<AccordServices, unknown>

@@ -1,0 +1,141 @@
+import { FIELD_ISSUE_CODES } from "@accord/domain/values"
+import { Schema } from "effect"
+import { WireInt } from "./wire/wire-int.js"
+
+/**
+ * Every problem code the server answers with (docs/api.md, "Errors"), each with its one status and the texts of its
+ * `detail`, one per situation: the one place a code meets its status and its words. Core makes every problem from
+ * this table (`problem(code, detail)`), the OpenAPI examples are built from it, and the types of the client read it.
+ * A detail never carries what the client sent, but for the transfer coding it named (a token, already checked
+ * against its grammar).
+ */
+export const PROBLEMS = {
+  invalid_json: {
+    status: 400,
+    detail: {
+      bodyRequired: "A JSON body is required.",
+      notUtf8: "The body is not valid UTF-8.",
+      notJson: "The body is not valid JSON.",
+      tooDeep: (levels: number) => `The body is not acceptable JSON: JSON nesting is deeper than ${levels} levels.`,
+      repeatedKey: "The body is not acceptable JSON: a key appears more than once in one object.",
+      forbiddenKey: "The body is not acceptable JSON: the keys __proto__, constructor and prototype are not allowed.",
+      unreadable: "The body could not be read."
+    }
+  },
+  invalid_body: { status: 400, detail: "The body must be a JSON object." },
+  validation_failed: {
+    status: 400,
+    detail: {
+      fieldsInvalid: "Some fields are invalid.",
+      someFieldsListed: (count: number, listed: number) =>
+        `${count} fields are invalid; the first ${listed} by pointer are listed.`
+    }
+  },
+  unauthenticated: { status: 401, detail: "Send a credential: Authorization: Bearer <token>." },
+  invalid_token: { status: 401, detail: "The credential is malformed, unknown or expired." },
+  insufficient_scope: { status: 403, detail: "This credential may not use this operation." },
+  not_found: { status: 404, detail: "No resource exists at this address." },
+  method_not_allowed: { status: 405, detail: "This method is not allowed here; see the Allow header." },
+  payload_too_large: {
+    status: 413,
+    detail: {
+      overLimit: (limit: number) => `The body is larger than ${limit} bytes.`,
+      chunkExtensions: "The chunk extensions of the body are larger than the server accepts."
+    }
+  },
+  unsupported_media_type: { status: 415, detail: "The body must be sent as application/json (UTF-8)." },
+  not_implemented: {
+    status: 501,
+    detail: {
+      transferCoding: (coding: string) =>
+        `The transfer coding ${JSON.stringify(coding)} is not implemented; send the body as it is, or chunked.`
+    }
+  },
+  rate_limited: { status: 429, detail: "Too many requests with this credential; retry later." },
+  precondition_failed: {
+    status: 412,
+    detail: "The resource has changed since the If-Match entity tag was read; read it again."
+  },
+  precondition_required: {
+    status: 428,
+    detail: "This server requires If-Match with the entity tag of the version read (from its ETag)."
+  },
+  uri_too_long: { status: 414, detail: { overLimit: (max: number) => `The path is longer than ${max} characters.` } },
+  unavailable: {
+    status: 503,
+    detail: {
+      retryLater: "The service cannot answer right now; retry later.",
+      draining: "The service is shutting down and takes no new requests; retry later."
+    }
+  },
+  internal: { status: 500, detail: "An unexpected error occurred." },
+  // Refusals Node makes before a request exists (answered by @accord/node).
+  bad_request: { status: 400, detail: "The request is not valid HTTP/1.1." },
+  request_timeout: { status: 408, detail: "The request did not arrive completely in time." },
+  headers_too_large: { status: 431, detail: "The request line and headers are larger than the server accepts." },
+  expectation_failed: { status: 417, detail: "The server meets no expectation but 100-continue." }
+} as const
+
+export type ProblemCode = keyof typeof PROBLEMS
+
+/** Every problem code, in the table's order (the OpenAPI enum's). */
+export const PROBLEM_CODES = Object.keys(PROBLEMS) as ReadonlyArray<ProblemCode>
+
+/** The status of a problem with code `C` (each code has one). */
+export type StatusOf<C extends ProblemCode> = (typeof PROBLEMS)[C]["status"]
+
+/** Every code with its status, as a plain record (what the fuzz and a client check an answer against). */
+export const PROBLEM_CODE_STATUS = Object.fromEntries(
+  PROBLEM_CODES.map((code) => [code, PROBLEMS[code].status])
+) as { readonly [C in ProblemCode]: StatusOf<C> }
+
+/** The codes whose `detail` is one text whatever happened: a problem of one of them needs no detail given. */
+export type FixedDetailCode = {
+  readonly [C in ProblemCode]: (typeof PROBLEMS)[C]["detail"] extends string ? C : never
+}[ProblemCode]
+
+/** RFC 9110 reason phrases for every status Accord answers with: a problem's `title`. */
+export const REASON_PHRASES: Readonly<Record<number, string>> = {
+  200: "OK",
+  201: "Created",
+  204: "No Content",
+  304: "Not Modified",
+  400: "Bad Request",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "Not Found",
+  405: "Method Not Allowed",
+  408: "Request Timeout",
+  412: "Precondition Failed",
+  413: "Content Too Large",
+  414: "URI Too Long",
+  415: "Unsupported Media Type",
+  417: "Expectation Failed",
+  428: "Precondition Required",
+  429: "Too Many Requests",
+  431: "Request Header Fields Too Large",
+  500: "Internal Server Error",
+  501: "Not Implemented",
+  503: "Service Unavailable"
+}
+
+export const PROBLEM_CONTENT_TYPE = "application/problem+json; charset=utf-8"
+
+const FieldProblem = Schema.Struct({
+  pointer: Schema.String.annotate({ description: "JSON pointer to the field, e.g. /email" }),
+  code: Schema.Literals(FIELD_ISSUE_CODES),
+  detail: Schema.String
+}).annotate({ identifier: "FieldProblem" })
+
+/** The problem+json body every error carries (RFC 9457), as docs/api.md ("Errors") fixes it. */
+export const ProblemSchema = Schema.Struct({
+  type: Schema.Literal("about:blank"),
+  title: Schema.String,
+  status: WireInt,
+  detail: Schema.String,
+  code: Schema.Literals(PROBLEM_CODES).annotate({
+    description:
+      "Stable machine-readable code (bad_request, request_timeout and headers_too_large: refused before the request was read)"
+  }),
+  errors: Schema.optionalKey(Schema.Array(FieldProblem))
+}).annotate({ identifier: "Problem" })

@@ -1,0 +1,42 @@
+import { Data } from "effect"
+import type { FieldIssue } from "./values/field-issue.js"
+
+/** Input broke a field rule; one issue per field, sorted by pointer. */
+export class ValidationError extends Data.TaggedError("ValidationError")<{
+  readonly issues: ReadonlyArray<FieldIssue>
+}> {}
+
+/**
+ * The resource does not exist or is not the caller's (the two are indistinguishable on purpose). `resource` says what
+ * was looked for, for a log; no answer carries it.
+ */
+export class NotFound extends Data.TaggedError("NotFound")<{
+  readonly resource: string
+}> {}
+
+/** No usable credential (`missing`) or a credential the authenticator does not accept (`invalid_token`). */
+export class Unauthenticated extends Data.TaggedError("Unauthenticated")<{
+  readonly reason: "missing" | "invalid_token"
+}> {}
+
+/** A valid credential without the right to this operation (a client on a user operation). */
+export class InsufficientScope extends Data.TaggedError("InsufficientScope") {}
+
+/**
+ * A conditional write whose condition the current record does not meet (an HTTP If-Match), checked in the same atomic
+ * step as the write: nothing changed.
+ */
+export class PreconditionFailed extends Data.TaggedError("PreconditionFailed") {}
+
+/**
+ * A dependency cannot serve now (store unreachable, hashing saturated, the identity provider's key set cannot be
+ * fetched); the caller may retry later.
+ */
+export class Unavailable extends Data.TaggedError("Unavailable")<{
+  readonly reason: "store_unreachable" | "hashing_saturated" | "identity_provider_unreachable"
+  readonly retryAfterSeconds: number
+  readonly cause?: unknown
+}> {}
+
+export type DomainError =
+  ValidationError | NotFound | Unauthenticated | InsufficientScope | PreconditionFailed | Unavailable

@@ -1,0 +1,64 @@
+// The public surface of @accord/domain, listed name by name: Accord's values, records, errors, ports and use cases.
+// It imports effect (and CLDR data for canonical language tags) only: no wire form, no HTTP (docs/architecture.md).
+
+// Values and validation (also the "./values" entry, without the rest)
+export {
+  boundedMemo,
+  ClientId,
+  decoderFor,
+  describedAs,
+  Email,
+  emailKey,
+  FIELD_ISSUE_CODE,
+  FIELD_ISSUE_CODES,
+  issue,
+  isWellFormedLanguageTag,
+  isWellFormedToken,
+  LanguageTagInput,
+  Password,
+  PasswordHash,
+  PaymentMethodId,
+  resultDecoderFor,
+  TimezoneOffset,
+  TOKEN_PATTERN,
+  toValidationError,
+  trimAsciiWhitespace,
+  UserId,
+  type FieldIssue,
+  type FieldIssueCode
+} from "./values/index.js"
+export { canonicalLanguageTag, LanguageTag } from "./language-tag.js"
+
+// Records
+export { notBefore } from "./timestamp.js"
+export { Principal } from "./principal.js"
+export type { PlanEntry, PlanEntrySignUp } from "./plan-entry.js"
+export { applyPatch, defaultPreferenceValues, type Preferences, type PreferencesPatch } from "./preferences.js"
+export type { PaymentMethod } from "./payment-method.js"
+export { Seed, type SeedInput, type SeedReport } from "./seed.js"
+
+// Errors: tagged, without HTTP (the contract gives each tag its statuses and problem codes)
+export {
+  InsufficientScope,
+  NotFound,
+  PreconditionFailed,
+  Unauthenticated,
+  Unavailable,
+  ValidationError,
+  type DomainError
+} from "./errors.js"
+
+// Ports, and the services a store and the use cases need
+export { Authenticator } from "./ports/authenticator.js"
+export { PasswordHasher } from "./ports/password-hasher.js"
+export { PaymentMethods } from "./ports/payment-methods.js"
+export { PlanEntries } from "./ports/plan-entries.js"
+export { PreferencesStore } from "./ports/preferences-store.js"
+export { StoreAdmin } from "./ports/store-admin.js"
+export { withPortSpans } from "./ports/traced-ports.js"
+export type { AccordServices, StoreServices } from "./services.js"
+
+// Use cases
+export { createPublicPlanEntry } from "./use-cases/create-public-plan-entry.js"
+export { getLanguagePreferences, updateLanguagePreferences } from "./use-cases/language-preferences.js"
+export { listPaymentMethods, setDefaultPaymentMethod } from "./use-cases/payment-methods.js"

@@ -10,7 +10,7 @@ import {
 import { loadApiReference } from "@accord/api-reference"
 import { JwtAuthenticatorLive } from "@accord/auth-jwt"
 import { MemoryStoreLive } from "@accord/store-memory"
-import type { DataDirInUse } from "@accord/store-postgres"
+import type { DataDirInUse, DataDirRefused } from "@accord/store-postgres"
 import { ConfigError, type AccordConfig } from "./config.js"
 import type { ClosableRateLimiter } from "@accord/rate-limit"
 import { connectionLogging, createLogger, rateLimitErrorLogging, requestLogging } from "./logger.js"
@@ -126,8 +126,11 @@ const settlesWithin = (promise: Promise<void>, ms: number): Promise<boolean> => 
   return Promise.race([promise.then(() => true), late]).finally(() => clearTimeout(timer))
 }
 
-const isDataDirInUse = (failure: unknown): failure is DataDirInUse =>
-  failure instanceof Error && "_tag" in failure && failure._tag === "DataDirInUse"
+/** A data directory another process holds, or that this one must not take: the operator's to sort out. */
+const isDataDirRefusal = (failure: unknown): failure is DataDirInUse | DataDirRefused =>
+  failure instanceof Error &&
+  "_tag" in failure &&
+  (failure._tag === "DataDirInUse" || failure._tag === "DataDirRefused")
 
 const runOrThrow = async <A, E>(
   runtime: AccordRuntime,
@@ -136,10 +139,11 @@ const runOrThrow = async <A, E>(
 ): Promise<A> => {
   const exit = await runtime.runPromiseExit(effect)
   if (Exit.isSuccess(exit)) return exit.value
-  // Another process owns the PGlite directory: the operator's to sort out, like a bad option (exit 2).
+  // Another process owns the PGlite directory, or it is not one to take (another user's, not a database): the
+  // operator's to sort out, like a bad option (exit 2).
   const failure = Cause.squash(exit.cause)
   // By its tag: the store's package is loaded only when chosen (see `servers`).
-  if (isDataDirInUse(failure)) throw new ConfigError(failure.message)
+  if (isDataDirRefusal(failure)) throw new ConfigError(failure.message)
   throw new StartError(`${what}: ${describe(exit.cause)}`)
 }
 

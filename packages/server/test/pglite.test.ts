@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from "node:fs"
-import { cp } from "node:fs/promises"
+import { chmod, chown, cp, mkdir, readdir, stat, writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, ManagedRuntime, Redacted } from "effect"
@@ -384,4 +384,49 @@ describe("accord --store pglite killed with SIGKILL during concurrent writes", (
     expect((await put(paths(url).paymentMethod("pm_w0_b"), "pglite-kill-writer-token-0")).status).toBe(200)
     expect(await stopped(cli)).toEqual({ code: 0, signal: null })
   }, 180_000)
+})
+
+// ---------------------------------------------------------------------------------------------------------------
+// Directories it must not take (docs/SECURITY.md, items 34 and 35).
+
+const isRoot = process.getuid?.() === 0
+/** A uid that is not this process's (root's): only root can give a directory to it. */
+const OTHER_UID = 1000
+
+const modeOf = async (path: string) => (await stat(path)).mode & 0o777
+
+describe("accord --store pglite refuses a data directory it must not take (exit 2, one line, the directory untouched)", () => {
+  it("a directory that is not empty and holds no database, e.g. a project's", async () => {
+    const dataDir = join(temp.dir, "project")
+    await mkdir(join(dataDir, "src"), { recursive: true, mode: 0o755 })
+    await chmod(dataDir, 0o755)
+    await writeFile(join(dataDir, "README.md"), "# a project\n")
+    const cli = startPglite(dataDir, [], { LOG_LEVEL: "error" })
+    // One that starts fails the test at once, rather than at its time limit.
+    expect(await Promise.race([cli.exited, cli.listening])).toEqual({ code: 2, signal: null })
+    expect(cli.stdout()).toBe("")
+    expect(cli.stderr()).toBe(
+      `accord: the data directory ${dataDir} is not empty (2 entries) and holds no database (no PG_VERSION): ` +
+        "initdb refuses such a directory too; choose a new or empty directory\n"
+    )
+    expect((await readdir(dataDir)).sort()).toEqual(["README.md", "src"])
+    expect(await modeOf(dataDir)).toBe(0o755)
+  })
+
+  it.skipIf(!isRoot)(
+    "a database owned by another user, as PostgreSQL refuses one (root only, to chown it: skipped otherwise)",
+    async () => {
+      const dataDir = await dataDirFor("another-users")
+      await chmod(dataDir, 0o750)
+      await chown(dataDir, OTHER_UID, OTHER_UID)
+      const cli = startPglite(dataDir, [], { LOG_LEVEL: "error" })
+      expect(await Promise.race([cli.exited, cli.listening])).toEqual({ code: 2, signal: null })
+      expect(cli.stderr()).toBe(
+        `accord: the data directory ${dataDir} is owned by uid ${OTHER_UID}, not by this process (uid 0): ` +
+          "PostgreSQL refuses such a directory too; chown it or choose another\n"
+      )
+      expect(await modeOf(dataDir)).toBe(0o750)
+      expect(existsSync(lockFile(dataDir))).toBe(false)
+    }
+  )
 })

@@ -1,5 +1,5 @@
 export { DatabaseTimeout, fromDriverError, isConnectionError } from "./connection-errors.js"
-export { DATA_DIR_LOCK_FILE, DataDirInUse, DataDirUnusable, type DataDirError } from "./data-dir.js"
+export { DATA_DIR_LOCK_FILE, DataDirInUse, DataDirRefused, DataDirUnusable, type DataDirError } from "./data-dir.js"
 export {
   DEFAULT_QUERY_TIMEOUT_MS,
   makePgPool,

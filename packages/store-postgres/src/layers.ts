@@ -174,24 +174,26 @@ export interface PgliteStoreOptions {
 
 /**
  * The store on PGlite (PostgreSQL compiled to WebAssembly, in this process), migrated at start; closed with its scope.
- * With a data directory: `DataDirInUse` while another live process holds it (PGlite itself would let both write),
- * `DataDirUnusable` when it cannot be created or opened.
+ * With a data directory: `DataDirRefused` when it is another user's or not empty and not a database,
+ * `DataDirInUse` while another live process holds it (PGlite itself would let both write), `DataDirUnusable` when it
+ * cannot be created or opened.
  */
 export const PgliteStoreLive = (options: PgliteStoreOptions = {}): Layer.Layer<StoreServices, DataDirError> =>
   Layer.effectContext(
     Effect.gen(function* () {
       const { dataDir } = options
-      if (dataDir !== undefined) yield* holdDataDir(dataDir)
+      // The directory's real path: the one its checks ran on.
+      const path = dataDir === undefined ? undefined : yield* holdDataDir(dataDir)
       // relaxedDurability off (the default, stated so that it stays off): on, PGlite answers before syncing its file
       // system. On Node a data directory is Emscripten's NODEFS, which writes through (writeSync) as PostgreSQL
       // writes: a committed transaction's WAL is in the kernel before the answer, so it survives `kill -9`. PGlite
       // runs with fsync off, so a machine crash may lose it (docs/operations.md, "The PGlite store").
       const settings = { relaxedDurability: false }
       const open =
-        dataDir === undefined
+        dataDir === undefined || path === undefined
           ? Effect.promise(() => PGlite.create(settings))
           : Effect.tryPromise({
-              try: () => PGlite.create({ ...settings, dataDir }),
+              try: () => PGlite.create({ ...settings, dataDir: path }),
               catch: (cause) =>
                 new DataDirUnusable({ dataDir, reason: cause instanceof Error ? cause.message : String(cause) })
             })

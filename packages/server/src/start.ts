@@ -13,7 +13,7 @@ import { MemoryStoreLive } from "@accord/store-memory"
 import type { DataDirInUse, DataDirRefused } from "@accord/store-postgres"
 import { ConfigError, type AccordConfig } from "./config.js"
 import type { ClosableRateLimiter } from "@accord/rate-limit"
-import { connectionLogging, createLogger, rateLimitErrorLogging, requestLogging } from "./logger.js"
+import { connectionLogging, createLogger, rateLimitErrorLogging, requestLogging, storeFullLogging } from "./logger.js"
 import type { AccordMetrics, MetricsListener } from "./metrics.js"
 import { makeServerRateLimiter } from "./rate-limiter.js"
 import { readSeedFile } from "./seed-file.js"
@@ -64,19 +64,21 @@ const servers: Record<
 
 const storeLayer = async (
   config: AccordConfig,
-  metrics: AccordMetrics | undefined
+  metrics: AccordMetrics | undefined,
+  onStoreFull: (cause: unknown) => void
 ): Promise<Layer.Layer<StoreServices, unknown>> => {
   if (config.store === "memory") return MemoryStoreLive
   if (config.store === "pglite") {
     if (config.dataDir === undefined) throw new StartError("--store pglite needs --data-dir (DATA_DIR)")
     const { PgliteStoreLive } = await import("@accord/store-postgres")
-    return PgliteStoreLive({ dataDir: config.dataDir })
+    return PgliteStoreLive({ dataDir: config.dataDir, onStoreFull })
   }
   if (config.databaseUrl === undefined) throw new StartError("--store postgres needs --database-url (DATABASE_URL)")
   const { PostgresStoreLive } = await import("@accord/store-postgres")
   return PostgresStoreLive({
     connectionString: Redacted.value(config.databaseUrl),
     queryTimeoutMs: config.databaseQueryTimeoutMs,
+    onStoreFull,
     ...(config.databaseSchema !== undefined && { schema: config.databaseSchema }),
     ...(metrics !== undefined && { observePool: metrics.observePool })
   })
@@ -85,9 +87,10 @@ const storeLayer = async (
 /** The store, with its Authenticator replaced by the JWT one under --auth jwt (the later layer of a merge wins). */
 const authenticatedStoreLayer = async (
   config: AccordConfig,
-  metrics: AccordMetrics | undefined
+  metrics: AccordMetrics | undefined,
+  onStoreFull: (cause: unknown) => void
 ): Promise<Layer.Layer<StoreServices, unknown>> => {
-  const store = await storeLayer(config, metrics)
+  const store = await storeLayer(config, metrics, onStoreFull)
   return config.jwt === undefined ? store : Layer.merge(store, JwtAuthenticatorLive(config.jwt))
 }
 
@@ -175,7 +178,8 @@ export const startAccord = async (config: AccordConfig, options: StartOptions = 
         }))
   const metrics = metering?.metrics
   const services = Layer.merge(
-    await authenticatedStoreLayer(config, metrics),
+    // A full disk answers 503, logged here at most once per interval (docs/operations.md, "The PGlite store").
+    await authenticatedStoreLayer(config, metrics, storeFullLogging(logger, describe)),
     ScryptPasswordHasherLive({
       ...config.scrypt,
       ...config.hashing,

@@ -16,6 +16,7 @@ export {
 } from "./parity.js"
 export { startOnRuntime, startWith, type StartAdapter, type StartWithOptions } from "./memory-server.js"
 export { startTcpProxy, viaProxy, type TcpProxy } from "./tcp-proxy.js"
+export { fillFileSystem, mountTmpfs, tmpfsUnavailable, type Tmpfs } from "./full-disk.js"
 export { fuzzCase, makeFuzzFixture, type FuzzCase, type FuzzFixture } from "./fuzz/generators.js"
 export { checkResponse, type FuzzModels } from "./fuzz/oracle.js"
 export {

@@ -11,10 +11,10 @@ import {
 import { loadApiReference } from "@accord/api-reference"
 import { JwtAuthenticatorLive } from "@accord/auth-jwt"
 import { MemoryStoreLive } from "@accord/store-memory"
-import type { DataDirInUse } from "@accord/store-postgres"
+import type { DataDirInUse, DataDirRefused } from "@accord/store-postgres"
 import { ConfigError, type AccordConfig } from "./config.js"
 import type { ClosableRateLimiter } from "@accord/rate-limit"
-import { connectionLogging, createLogger, rateLimitErrorLogging, requestLogging } from "./logger.js"
+import { connectionLogging, createLogger, rateLimitErrorLogging, requestLogging, storeFullLogging } from "./logger.js"
 import type { AccordMetrics, MetricsListener } from "./metrics.js"
 import { makeServerRateLimiter } from "./rate-limiter.js"
 import { readSeedFile } from "./seed-file.js"
@@ -65,19 +65,21 @@ const servers: Record<
 
 const storeLayer = async (
   config: AccordConfig,
-  metrics: AccordMetrics | undefined
+  metrics: AccordMetrics | undefined,
+  onStoreFull: (cause: unknown) => void
 ): Promise<Layer.Layer<StoreServices, unknown>> => {
   if (config.store === "memory") return MemoryStoreLive
   if (config.store === "pglite") {
     if (config.dataDir === undefined) throw new StartError("--store pglite needs --data-dir (DATA_DIR)")
     const { PgliteStoreLive } = await import("@accord/store-postgres")
-    return PgliteStoreLive({ dataDir: config.dataDir })
+    return PgliteStoreLive({ dataDir: config.dataDir, onStoreFull })
   }
   if (config.databaseUrl === undefined) throw new StartError("--store postgres needs --database-url (DATABASE_URL)")
   const { PostgresStoreLive } = await import("@accord/store-postgres")
   return PostgresStoreLive({
     connectionString: Redacted.value(config.databaseUrl),
     queryTimeoutMs: config.databaseQueryTimeoutMs,
+    onStoreFull,
     ...(config.databaseSchema !== undefined && { schema: config.databaseSchema }),
     ...(metrics !== undefined && { observePool: metrics.observePool })
   })
@@ -86,9 +88,10 @@ const storeLayer = async (
 /** The store, with its Authenticator replaced by the JWT one under --auth jwt (the later layer of a merge wins). */
 const authenticatedStoreLayer = async (
   config: AccordConfig,
-  metrics: AccordMetrics | undefined
+  metrics: AccordMetrics | undefined,
+  onStoreFull: (cause: unknown) => void
 ): Promise<Layer.Layer<StoreServices, unknown>> => {
-  const store = await storeLayer(config, metrics)
+  const store = await storeLayer(config, metrics, onStoreFull)
   return config.jwt === undefined ? store : Layer.merge(store, JwtAuthenticatorLive(config.jwt))
 }
 
@@ -127,8 +130,11 @@ const settlesWithin = (promise: Promise<void>, ms: number): Promise<boolean> => 
   return Promise.race([promise.then(() => true), late]).finally(() => clearTimeout(timer))
 }
 
-const isDataDirInUse = (failure: unknown): failure is DataDirInUse =>
-  failure instanceof Error && "_tag" in failure && failure._tag === "DataDirInUse"
+/** A data directory another process holds, or that this one must not take: the operator's to sort out. */
+const isDataDirRefusal = (failure: unknown): failure is DataDirInUse | DataDirRefused =>
+  failure instanceof Error &&
+  "_tag" in failure &&
+  (failure._tag === "DataDirInUse" || failure._tag === "DataDirRefused")
 
 const runOrThrow = async <A, E>(
   runtime: AccordRuntime,
@@ -137,10 +143,11 @@ const runOrThrow = async <A, E>(
 ): Promise<A> => {
   const exit = await runtime.runPromiseExit(effect)
   if (Exit.isSuccess(exit)) return exit.value
-  // Another process owns the PGlite directory: the operator's to sort out, like a bad option (exit 2).
+  // Another process owns the PGlite directory, or it is not one to take (another user's, not a database): the
+  // operator's to sort out, like a bad option (exit 2).
   const failure = Cause.squash(exit.cause)
   // By its tag: the store's package is loaded only when chosen (see `servers`).
-  if (isDataDirInUse(failure)) throw new ConfigError(failure.message)
+  if (isDataDirRefusal(failure)) throw new ConfigError(failure.message)
   throw new StartError(`${what}: ${describe(exit.cause)}`)
 }
 
@@ -172,7 +179,8 @@ export const startAccord = async (config: AccordConfig, options: StartOptions = 
         }))
   const metrics = metering?.metrics
   const services = Layer.merge(
-    await authenticatedStoreLayer(config, metrics),
+    // A full disk answers 503, logged here at most once per interval (docs/operations.md, "The PGlite store").
+    await authenticatedStoreLayer(config, metrics, storeFullLogging(logger, describe)),
     ScryptPasswordHasherLive({
       ...config.scrypt,
       ...config.hashing,

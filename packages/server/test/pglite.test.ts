@@ -1,12 +1,15 @@
 import { existsSync, readFileSync } from "node:fs"
-import { cp } from "node:fs/promises"
+import { chmod, chown, cp, mkdir, readdir, rm, stat, writeFile } from "node:fs/promises"
 import { join } from "node:path"
+import { PGlite } from "@electric-sql/pglite"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, ManagedRuntime, Redacted } from "effect"
 import { PasswordHasher, PlanEntries } from "@accord/core"
+import { fillFileSystem, mountTmpfs, tmpfsUnavailable } from "@accord/conformance"
 import { auditTarget, httpAudits, runAudits } from "@accord/conformance/audits"
 import { ScryptPasswordHasherLive, testScryptCost } from "@accord/node"
 import { DATA_DIR_LOCK_FILE, PgliteStoreLive } from "@accord/store-postgres"
+import { createLogger, storeFullLogging } from "../src/logger.js"
 import {
   bearer,
   buildServer,
@@ -386,4 +389,265 @@ describe("accord --store pglite killed with SIGKILL during concurrent writes", (
     expect((await put(paths(url).paymentMethod("pm_w0_b"), "pglite-kill-writer-token-0")).status).toBe(200)
     expect(await stopped(cli)).toEqual({ code: 0, signal: null })
   }, 180_000)
+})
+
+// ---------------------------------------------------------------------------------------------------------------
+// Directories it must not take (docs/SECURITY.md, items 34 and 35).
+
+const isRoot = process.getuid?.() === 0
+/** A uid that is not this process's (root's): only root can give a directory to it. */
+const OTHER_UID = 1000
+
+const modeOf = async (path: string) => (await stat(path)).mode & 0o777
+
+describe("accord --store pglite refuses a data directory it must not take (exit 2, one line, the directory untouched)", () => {
+  it("a directory that is not empty and holds no database, e.g. a project's", async () => {
+    const dataDir = join(temp.dir, "project")
+    await mkdir(join(dataDir, "src"), { recursive: true, mode: 0o755 })
+    await chmod(dataDir, 0o755)
+    await writeFile(join(dataDir, "README.md"), "# a project\n")
+    const cli = startPglite(dataDir, [], { LOG_LEVEL: "error" })
+    // One that starts fails the test at once, rather than at its time limit.
+    expect(await Promise.race([cli.exited, cli.listening])).toEqual({ code: 2, signal: null })
+    expect(cli.stdout()).toBe("")
+    expect(cli.stderr()).toBe(
+      `accord: the data directory ${dataDir} is not empty (2 entries) and holds no database (no PG_VERSION): ` +
+        "initdb refuses such a directory too; choose a new or empty directory\n"
+    )
+    expect((await readdir(dataDir)).sort()).toEqual(["README.md", "src"])
+    expect(await modeOf(dataDir)).toBe(0o755)
+  })
+
+  it.skipIf(!isRoot)(
+    "a database owned by another user, as PostgreSQL refuses one (root only, to chown it: skipped otherwise)",
+    async () => {
+      const dataDir = await dataDirFor("another-users")
+      await chmod(dataDir, 0o750)
+      await chown(dataDir, OTHER_UID, OTHER_UID)
+      const cli = startPglite(dataDir, [], { LOG_LEVEL: "error" })
+      expect(await Promise.race([cli.exited, cli.listening])).toEqual({ code: 2, signal: null })
+      expect(cli.stderr()).toBe(
+        `accord: the data directory ${dataDir} is owned by uid ${OTHER_UID}, not by this process (uid 0): ` +
+          "PostgreSQL refuses such a directory too; chown it or choose another\n"
+      )
+      expect(await modeOf(dataDir)).toBe(0o750)
+      expect(existsSync(lockFile(dataDir))).toBe(false)
+    }
+  )
+})
+
+// ---------------------------------------------------------------------------------------------------------------
+// A full disk (docs/SECURITY.md, item 36): 503 unavailable with Retry-After, one warning per 30 s, nothing lost.
+
+const STORE_FULL = "the store has no room left; requests that need it answer 503 until it has"
+
+describe("storeFullLogging", () => {
+  it("warns at once, then at most once per interval with the count it did not log, in the failure's own words", () => {
+    const lines: Array<Record<string, unknown>> = []
+    const logger = createLogger("info", { write: (line: string) => void lines.push(JSON.parse(line)) })
+    let now = 0
+    const log = storeFullLogging(
+      logger,
+      (error) => (error instanceof Error ? error.message : ""),
+      30_000,
+      () => now
+    )
+    const full = Object.assign(new Error("No space left on device"), { params: ["ada@example.com", "scrypt$hash"] })
+    for (now = 0; now < 30_000; now += 100) log(full)
+    now = 30_000
+    log(full)
+    expect(lines.map((line) => [line["level"], line["msg"], line["error"], line["failuresNotLogged"]])).toEqual([
+      [40, STORE_FULL, "No space left on device", 0],
+      [40, STORE_FULL, "No space left on device", 299]
+    ])
+    // Never the error object: PGlite's carries the statement's parameters.
+    expect(JSON.stringify(lines)).not.toContain("ada@example.com")
+  })
+})
+
+/**
+ * PostgreSQL's own full-disk error (SQLSTATE 53100, as PGlite raises it when a table cannot grow), raised by a trigger
+ * on the plan entries whose email starts with "full".
+ */
+const DISK_FULL_ON_SOME_ENTRIES = `
+  CREATE FUNCTION accord_test_disk_full() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    RAISE EXCEPTION 'could not extend file "base/5/16385": No space left on device' USING ERRCODE = 'disk_full';
+  END $$;
+  CREATE TRIGGER disk_full BEFORE INSERT ON plan_entries
+    FOR EACH ROW WHEN (NEW.email_key LIKE 'full%') EXECUTE FUNCTION accord_test_disk_full();
+`
+
+/** Runs SQL on a data directory no server holds, as an operator's psql would. */
+const onDirectory = async <A>(dataDir: string, work: (db: PGlite) => Promise<A>): Promise<A> => {
+  const db = await PGlite.create({ dataDir })
+  try {
+    return await work(db)
+  } finally {
+    await db.close()
+  }
+}
+
+/** Every stderr line: the store-full warnings, and what else there is besides request lines. */
+const linesOf = (cli: Cli) => {
+  const lines = cli.logLines()
+  return {
+    warnings: lines.filter((line) => line["msg"] === STORE_FULL),
+    internalErrors: lines.filter((line) => line["msg"] === "internal error"),
+    stacks: lines.filter((line) => JSON.stringify(line).includes("    at ")),
+    requests: lines.filter((line) => line["msg"] === "request")
+  }
+}
+
+const expectUnavailable = async (response: Response) => {
+  expect(response.status).toBe(503)
+  expect(response.headers.get("retry-after")).toBe("1")
+  expect(response.headers.get("content-type")).toMatch(/^application\/problem\+json/)
+  expect(await response.json()).toMatchObject({ status: 503, code: "unavailable" })
+}
+
+describe("accord --store pglite when the store has no room (SQLSTATE 53100)", () => {
+  it("answers 503 unavailable with Retry-After, never 500, warns once with no stack, and serves everything else", async () => {
+    const dataDir = await dataDirFor("disk-full-trigger")
+    await onDirectory(dataDir, (db) => db.exec(DISK_FULL_ON_SOME_ENTRIES))
+    const cli = startPglite(dataDir, ["--seed", seedPath])
+    const url = await cli.listening
+    const api = paths(url)
+    expect(
+      (await post(api.planEntries, CLIENT_TOKEN, { email: "kept@example.com", password: "a-Passw0rd-kept" })).status
+    ).toBe(201)
+    for (let n = 0; n < 20; n++) {
+      await expectUnavailable(
+        await post(api.planEntries, CLIENT_TOKEN, { email: `full-${n}@example.com`, password: "a-Passw0rd-full" })
+      )
+    }
+    // Reads and other writes are served: only the statement that needed room failed.
+    expect((await put(api.paymentMethod("pm_2"), USER_TOKEN)).status).toBe(200)
+    expect((await fetch(`${url}/api/health/ready`)).status).toBe(200)
+    expect(await stopped(cli)).toEqual({ code: 0, signal: null })
+
+    const { warnings, internalErrors, stacks, requests } = linesOf(cli)
+    expect(internalErrors).toEqual([])
+    expect(stacks).toEqual([])
+    // The 20 answers' request lines (a 5xx is logged at warn), and one warning for all of them.
+    expect(requests.filter((line) => line["status"] === 503)).toHaveLength(20)
+    expect(warnings).toHaveLength(1)
+    expect(warnings[0]).toMatchObject({
+      level: 40,
+      error: 'could not extend file "base/5/16385": No space left on device (53100)',
+      failuresNotLogged: 0
+    })
+  }, 60_000)
+})
+
+const tmpfsSkipReason = tmpfsUnavailable()
+
+/**
+ * Makes every preferences write also write 256 KiB of WAL (a logical message, which changes no table), so that a few
+ * dozen writes fill the WAL's 16 MiB segment: the next one is a new file of that size.
+ */
+const WAL_PADDING_ON_PREFERENCES = `
+  CREATE FUNCTION accord_test_pad_wal() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    PERFORM pg_logical_emit_message(false, 'accord-test', repeat('x', 262144));
+    RETURN NEW;
+  END $$;
+  CREATE TRIGGER pad_wal BEFORE UPDATE ON preferences FOR EACH ROW EXECUTE FUNCTION accord_test_pad_wal();
+`
+
+/** The answer `attempt` gives once it is not `status` any more, trying every 100 ms, at most `tries` times. */
+const untilNot = async (status: number, tries: number, attempt: () => Promise<Response>): Promise<Response> => {
+  for (let tried = 1; ; tried++) {
+    const response = await attempt()
+    if (response.status !== status || tried >= tries) return response
+    await response.arrayBuffer()
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}
+
+describe("accord --store pglite on a disk that fills up (a 96 MiB tmpfs)", () => {
+  it.skipIf(tmpfsSkipReason !== undefined)(
+    `answers 503 with Retry-After while it is full (warning once per 30 s), and once space is freed writes again with nothing lost${
+      tmpfsSkipReason === undefined ? "" : ` (skipped: ${tmpfsSkipReason}; needs root and mount -t tmpfs)`
+    }`,
+    async () => {
+      const disk = mountTmpfs("96m")
+      const mountPoint = disk.path
+      try {
+        const dataDir = join(mountPoint, "data")
+        await cp(template, dataDir, { recursive: true })
+        // What is stored before the disk fills: a plan entry, and the user's preferences.
+        const before = startPglite(dataDir, ["--seed", seedPath])
+        let api = paths(await before.listening)
+        const email = "stored.before@example.com"
+        expect((await post(api.planEntries, CLIENT_TOKEN, { email, password: "a-Passw0rd-kept" })).status).toBe(201)
+        expect((await put(api.preferences, USER_TOKEN, preferencesOf(1))).status).toBe(200)
+        expect(await stopped(before)).toEqual({ code: 0, signal: null })
+
+        await onDirectory(dataDir, (db) => db.exec(WAL_PADDING_ON_PREFERENCES))
+        const cli = startPglite(dataDir)
+        const url = await cli.listening
+        api = paths(url)
+        // Another program fills the disk up to 40 MiB: writes go on until the WAL's next 16 MiB segment takes the
+        // free space below the 32 MiB floor. Without it, a later segment finds no room: PostgreSQL's PANIC, and PGlite
+        // spinning for ever in a COMMIT.
+        const fillers = [join(mountPoint, "filler-1"), join(mountPoint, "filler-2")]
+        fillFileSystem(fillers[0] ?? "", 40 * 1024 * 1024)
+        let acknowledged = 1
+        let refused: Response | undefined
+        for (let n = 2; n < 500 && refused === undefined; n++) {
+          const response = await put(api.preferences, USER_TOKEN, preferencesOf(n))
+          if (response.status === 200) {
+            await response.arrayBuffer()
+            acknowledged = n
+          } else {
+            refused = response
+          }
+        }
+        if (refused === undefined) throw new Error("500 writes (128 MiB of WAL) with 40 MiB free, and no refusal")
+        const outageStarted = performance.now()
+        expect(acknowledged).toBeGreaterThan(1)
+        await expectUnavailable(refused)
+        // Then full to its last block: every route that needs the database answers 503, at once.
+        fillFileSystem(fillers[1] ?? "")
+        await expectUnavailable(await fetch(`${url}/api/health/ready`))
+        for (let n = 0; n < 20; n++) {
+          await expectUnavailable(await put(api.preferences, USER_TOKEN, preferencesOf(acknowledged + 1)))
+          await expectUnavailable(await fetch(api.preferences, { headers: bearer(USER_TOKEN) }))
+        }
+        expect((await fetch(`${url}/api/health/live`)).status).toBe(200)
+
+        // Room again: what was acknowledged is read back, and writes are served.
+        await Promise.all(fillers.map((filler) => rm(filler)))
+        const read = await untilNot(503, 100, () => fetch(api.preferences, { headers: bearer(USER_TOKEN) }))
+        const outageMs = performance.now() - outageStarted
+        expect(read.status).toBe(200)
+        expect(fieldsOf((await read.json()) as StoredPreferences)).toEqual(preferencesOf(acknowledged))
+        expect((await put(api.preferences, USER_TOKEN, preferencesOf(acknowledged + 1))).status).toBe(200)
+        expect(await stopped(cli)).toEqual({ code: 0, signal: null })
+
+        const { warnings, internalErrors, stacks } = linesOf(cli)
+        expect(internalErrors).toEqual([])
+        expect(stacks).toEqual([])
+        // The first failure at once, then at most one per 30 s of the outage, however many requests failed.
+        expect(warnings.length).toBeGreaterThanOrEqual(1)
+        expect(warnings.length).toBeLessThanOrEqual(1 + Math.floor(outageMs / 30_000))
+        expect(warnings[0]?.["error"]).toMatch(
+          /^\d+ MiB free on the data directory's file system, less than the 32 MiB PGlite needs to write safely \(ENOSPC\)$/
+        )
+
+        // And on disk: the plan entry from before, the last write, opened once the server has let the directory go.
+        const stored = await onDirectory(dataDir, async (db) => ({
+          entry: (await db.query("SELECT email FROM plan_entries WHERE email_key = $1", [email])).rows,
+          preferences: (await db.query("SELECT language, timezone, mfa_enabled FROM preferences WHERE user_id = 'u_1'"))
+            .rows
+        }))
+        expect(stored).toEqual({ entry: [{ email }], preferences: [preferencesOf(acknowledged + 1)] })
+      } finally {
+        await killLeftovers()
+        disk.unmount()
+      }
+    },
+    180_000
+  )
 })

@@ -72,10 +72,40 @@ export const storeUnreachable = (cause: unknown): Unavailable =>
   new Unavailable({ reason: "store_unreachable", retryAfterSeconds: 1, cause })
 
 /**
- * The one place a driver error is judged: an unreachable database, or one that does not answer in time, is
- * Unavailable; anything else is a bug (defect).
+ * Out of room: SQLSTATE 53100 disk_full and 53200 out_of_memory (class 53, insufficient resources, whose 53300 is a
+ * refused connection, above), and a file system's own ENOSPC and EDQUOT. PGlite reports its full disk as 53100 too
+ * ("could not extend file ...: No space left on device"), at ERROR when a table cannot grow, at PANIC when the WAL
+ * cannot (docs/operations.md, "The PGlite store").
  */
-export const fromDriverError = (error: unknown): Effect.Effect<never, Unavailable> =>
-  error instanceof DatabaseTimeout || isServerTimeout(error) || isConnectionError(error)
+const FULL_CODES = new Set(["53000", "53100", "53200", "ENOSPC", "EDQUOT"])
+
+/** True when the database, or the disk under it, has no room left for the statement, whatever wraps the error. */
+export const isStoreFull = (error: unknown, depth = 0): boolean => {
+  if (typeof error !== "object" || error === null || depth > 4) return false
+  const code = fieldOf(error, "code")
+  if (typeof code === "string" && FULL_CODES.has(code)) return true
+  return isStoreFull(fieldOf(error, "cause"), depth + 1)
+}
+
+export const storeFull = (cause: unknown): Unavailable =>
+  new Unavailable({ reason: "store_full", retryAfterSeconds: 1, cause })
+
+/**
+ * The one place a driver error is judged: an unreachable database, one that does not answer in time, or one with no
+ * room left (a full disk: reported to `onStoreFull` as well, for the host's log) is Unavailable; anything else is a
+ * bug (defect).
+ */
+export const fromDriverError = (
+  error: unknown,
+  onStoreFull?: (cause: unknown) => void
+): Effect.Effect<never, Unavailable> => {
+  if (isStoreFull(error)) {
+    return Effect.andThen(
+      Effect.sync(() => onStoreFull?.(error)),
+      Effect.fail(storeFull(error))
+    )
+  }
+  return error instanceof DatabaseTimeout || isServerTimeout(error) || isConnectionError(error)
     ? Effect.fail(storeUnreachable(error))
     : Effect.die(error)
+}

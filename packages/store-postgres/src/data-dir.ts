@@ -1,6 +1,8 @@
 import {
   chmodSync,
+  lstatSync,
   mkdirSync,
+  readdirSync,
   readFileSync,
   realpathSync,
   renameSync,
@@ -34,6 +36,19 @@ export class DataDirInUse extends Data.TaggedError("DataDirInUse")<{
   }
 }
 
+/**
+ * The data directory is not one this process may take: owned by another user, or not empty and not a database
+ * (docs/SECURITY.md, items 34 and 35). The operator's to sort out, as PostgreSQL and initdb leave it to them.
+ */
+export class DataDirRefused extends Data.TaggedError("DataDirRefused")<{
+  readonly dataDir: string
+  readonly reason: string
+}> {
+  override get message(): string {
+    return `the data directory ${this.dataDir} ${this.reason}`
+  }
+}
+
 /** The data directory cannot be created, locked or opened (permissions, not a directory, not a PGlite database). */
 export class DataDirUnusable extends Data.TaggedError("DataDirUnusable")<{
   readonly dataDir: string
@@ -44,13 +59,13 @@ export class DataDirUnusable extends Data.TaggedError("DataDirUnusable")<{
   }
 }
 
-export type DataDirError = DataDirInUse | DataDirUnusable
+export type DataDirError = DataDirInUse | DataDirRefused | DataDirUnusable
 
 /** A synchronous file operation, its thrown error kept as it is (its message names the path and the errno). */
 const attempt = <A>(operation: () => A): Effect.Effect<A, unknown> =>
   Effect.try({ try: operation, catch: (cause) => cause })
 
-const reasonOf = (error: unknown): string => (error instanceof Error ? error.message : String(error))
+export const reasonOf = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 
 const errorCode = (error: unknown): string | undefined =>
   error instanceof Error && "code" in error && typeof error.code === "string" ? error.code : undefined
@@ -151,37 +166,150 @@ const takeLock = (lockFile: string): Effect.Effect<number | undefined, unknown> 
     return yield* Effect.fail(new Error(`${lockFile} keeps changing`))
   })
 
+/** The file that makes a directory a PostgreSQL database, so one PGlite opens: initdb writes it first. */
+const DATABASE_MARKER = "PG_VERSION"
+
+/** This process's user as PostgreSQL compares it (the effective uid); undefined where there is none (Windows). */
+const ownUid = (): number | undefined => process.geteuid?.()
+
+/** A path read from the file system, shown without control characters: the line reaches a terminal. */
+const printable = (path: string): string =>
+  // eslint-disable-next-line no-control-regex -- the control characters are what it replaces
+  path.replace(/[\u0000-\u001f\u007f-\u009f]/g, (char) => `\\x${char.charCodeAt(0).toString(16).padStart(2, "0")}`)
+
+/** Whether an entry of the data directory is Accord's lock file, or one moved aside a moment ago (`takeLock`). */
+const isLockFile = (name: string): boolean =>
+  name === DATA_DIR_LOCK_FILE || name.startsWith(`${DATA_DIR_LOCK_FILE}.stale-`)
+
 /**
- * Creates the data directory when missing, makes it private to its owner (0700), and holds its lock file for the life
- * of the scope: `DataDirInUse` when a live process holds it already. On release the file is removed, unless it no
- * longer names this process.
+ * Creates the data directory when missing and returns its real path, refusing one another user could control
+ * (docs/SECURITY.md, item 34): PostgreSQL refuses a data directory it does not own, and so does this. A symbolic link
+ * is followed, as PostgreSQL follows one (a data directory moved to another disk), but only when its owner is this
+ * user or root (anyone else could point it elsewhere later), and everything after this runs on the real path, so the
+ * checks and PGlite see the same directory even if the link changes meanwhile.
  */
-export const holdDataDir = (dataDir: string): Effect.Effect<void, DataDirError, Scope.Scope> =>
+const createOwned = (dataDir: string, own: number | undefined): string => {
+  const link = (() => {
+    try {
+      return lstatSync(dataDir)
+    } catch (error) {
+      if (errorCode(error) === "ENOENT") return undefined
+      throw error
+    }
+  })()
+  if (own !== undefined && link?.isSymbolicLink() === true && link.uid !== own && link.uid !== 0) {
+    throw new DataDirRefused({
+      dataDir,
+      reason:
+        `is a symbolic link owned by uid ${link.uid}, not by this process (uid ${own}) or root: its owner can point ` +
+        `it anywhere; give the directory itself, or a link of your own`
+    })
+  }
+  mkdirSync(dataDir, { recursive: true, mode: PRIVATE })
+  const real = realpathSync(dataDir)
+  const { uid } = statSync(real)
+  if (own !== undefined && uid !== own) {
+    throw new DataDirRefused({
+      dataDir,
+      reason:
+        `is owned by uid ${uid}, not by this process (uid ${own}): PostgreSQL refuses such a directory too; ` +
+        `chown it or choose another`
+    })
+  }
+  return real
+}
+
+/**
+ * Refuses a directory that is neither empty (but for a lock file) nor a database, as initdb does (docs/SECURITY.md,
+ * item 35): `--data-dir .` must not turn a project or a home into a database. One whose lock names another live
+ * process is in use (that process may be initialising it).
+ */
+const refuseForeignContents = (dataDir: string, real: string): void => {
+  const entries = readdirSync(real).filter((name) => !isLockFile(name))
+  if (entries.length === 0 || entries.includes(DATABASE_MARKER)) return
+  const holder = readHolder(join(real, DATA_DIR_LOCK_FILE))
+  if (typeof holder === "number" && holder !== process.pid && isRunning(holder)) {
+    throw new DataDirInUse({ dataDir, pid: holder })
+  }
+  throw new DataDirRefused({
+    dataDir,
+    reason:
+      `is not empty (${entries.length} ${entries.length === 1 ? "entry" : "entries"}) and holds no database ` +
+      `(no ${DATABASE_MARKER}): initdb refuses such a directory too; choose a new or empty directory`
+  })
+}
+
+/**
+ * Refuses a database holding a file or directory of another user (docs/SECURITY.md, item 34): whoever owns a file can
+ * still read and write it through a link of their own, whatever the directory's mode. Symbolic links are checked, and
+ * what they point to, but not followed further. Every entry once: a database has a few thousand at most.
+ */
+const refuseForeignEntries = (dataDir: string, real: string, own: number): void => {
+  const pending = [""]
+  for (let relative = pending.pop(); relative !== undefined; relative = pending.pop()) {
+    for (const entry of readdirSync(join(real, relative), { withFileTypes: true })) {
+      const path = join(relative, entry.name)
+      const stats = lstatSync(join(real, path))
+      const owner = stats.isSymbolicLink() ? ownerBehind(join(real, path), stats.uid, own) : stats.uid
+      if (owner !== own) {
+        throw new DataDirRefused({
+          dataDir,
+          reason:
+            `holds ${printable(path)}, owned by uid ${owner}, not by this process (uid ${own}): its owner can ` +
+            `read and change the database through it; chown -R the directory or choose another`
+        })
+      }
+      if (stats.isDirectory()) pending.push(path)
+    }
+  }
+}
+
+/** A symbolic link's owner, or its target's when the link is this user's: the first that is not `own`. */
+const ownerBehind = (path: string, linkOwner: number, own: number): number => {
+  if (linkOwner !== own) return linkOwner
+  try {
+    return statSync(path).uid
+  } catch {
+    // Dangling: PGlite fails on it as it would without this check.
+    return own
+  }
+}
+
+/**
+ * Creates the data directory when missing, checks that it may be taken (this user's, empty or a database, nothing in
+ * it of another user's), makes it private to its owner (0700), and holds its lock file for the life of the scope:
+ * `DataDirRefused` for a directory it must not take, `DataDirInUse` when a live process holds it already. Returns the
+ * directory's real path, the one to open. On release the lock file is removed, unless it no longer names this process.
+ */
+export const holdDataDir = (dataDir: string): Effect.Effect<string, DataDirError, Scope.Scope> =>
   Effect.acquireRelease(
     Effect.gen(function* () {
-      const key = yield* attempt(() => {
-        mkdirSync(dataDir, { recursive: true, mode: PRIVATE })
-        const real = realpathSync(dataDir)
-        // PGlite writes its files readable and writable by everyone (0666, whatever the umask): the directory is what
-        // keeps other users of the machine from reading the hashes or writing a credential in. PostgreSQL itself
-        // refuses a data directory others can enter; this one is made private instead.
-        const { mode } = statSync(real)
-        if ((mode & 0o077) !== 0) chmodSync(real, mode & PRIVATE)
-        return real
-      })
+      const own = ownUid()
+      const key = yield* attempt(() => createOwned(dataDir, own))
       // Claimed here before the file is taken, in the same step as the check: two layers of this process never both
       // see the directory free.
       if (heldHere.has(key)) return yield* new DataDirInUse({ dataDir, pid: process.pid })
       heldHere.add(key)
-      const holder = yield* takeLock(join(key, DATA_DIR_LOCK_FILE)).pipe(
-        Effect.tapError(() => Effect.sync(() => heldHere.delete(key)))
-      )
+      const holder = yield* Effect.gen(function* () {
+        yield* attempt(() => {
+          refuseForeignContents(dataDir, key)
+          if (own !== undefined) refuseForeignEntries(dataDir, key, own)
+          // PGlite writes its files readable and writable by everyone (0666, whatever the umask): the directory is
+          // what keeps other users of the machine from reading the hashes or writing a credential in. PostgreSQL
+          // itself refuses a data directory others can enter; this one is made private instead.
+          const { mode } = statSync(key)
+          if ((mode & 0o077) !== 0) chmodSync(key, mode & PRIVATE)
+        })
+        return yield* takeLock(join(key, DATA_DIR_LOCK_FILE))
+      }).pipe(Effect.tapError(() => Effect.sync(() => heldHere.delete(key))))
       if (holder === undefined) return key
       heldHere.delete(key)
       return yield* new DataDirInUse({ dataDir, pid: holder })
     }).pipe(
       Effect.mapError((error) =>
-        error instanceof DataDirInUse ? error : new DataDirUnusable({ dataDir, reason: reasonOf(error) })
+        error instanceof DataDirInUse || error instanceof DataDirRefused
+          ? error
+          : new DataDirUnusable({ dataDir, reason: reasonOf(error) })
       )
     ),
     (key) =>
@@ -194,4 +322,4 @@ export const holdDataDir = (dataDir: string): Effect.Effect<void, DataDirError, 
           // Gone already, or unreadable: nothing of ours to remove.
         }
       })
-  ).pipe(Effect.asVoid)
+  )

@@ -1,9 +1,10 @@
-export { DatabaseTimeout, fromDriverError, isConnectionError } from "./connection-errors.js"
-export { DATA_DIR_LOCK_FILE, DataDirInUse, DataDirUnusable, type DataDirError } from "./data-dir.js"
+export { DatabaseTimeout, fromDriverError, isConnectionError, isStoreFull } from "./connection-errors.js"
+export { DATA_DIR_LOCK_FILE, DataDirInUse, DataDirRefused, DataDirUnusable, type DataDirError } from "./data-dir.js"
 export {
   DEFAULT_QUERY_TIMEOUT_MS,
   makePgPool,
   migrate,
+  PGLITE_MIN_FREE_BYTES,
   PgliteStoreLive,
   POOL_CLOSE_GRACE_MS,
   PostgresStoreLive,
@@ -13,7 +14,12 @@ export {
   type PostgresStoreOptions
 } from "./layers.js"
 export { applyMigrations, InvalidSchemaName, migrations, type Migration, type MigrationReport } from "./migrations.js"
-export { makePgliteExecutor } from "./pglite-executor.js"
+export {
+  makePgliteExecutor,
+  REOPEN_INTERVAL_MS,
+  type PgliteDatabase,
+  type PgliteExecutorOptions
+} from "./pglite-executor.js"
 export { makePoolExecutor, type PoolExecutorOptions } from "./pg-executor.js"
 export type { SqlClient, SqlExecutor } from "./sql-executor.js"
 export { runMigrateCli, type CliOutput } from "./migrate-cli.js"

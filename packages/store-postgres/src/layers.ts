@@ -1,8 +1,9 @@
+import { statfsSync } from "node:fs"
 import { Effect, Layer } from "effect"
 import { PGlite } from "@electric-sql/pglite"
 import pg from "pg"
 import type { StoreServices, Unavailable } from "@accord/core"
-import { holdDataDir, type DataDirError, DataDirUnusable } from "./data-dir.js"
+import { holdDataDir, reasonOf, type DataDirError, DataDirUnusable } from "./data-dir.js"
 import { applyMigrations, quoteSchema, type InvalidSchemaName, type MigrationReport } from "./migrations.js"
 import { makePgliteExecutor } from "./pglite-executor.js"
 import { makePoolExecutor } from "./pg-executor.js"
@@ -28,6 +29,11 @@ export interface PostgresStoreOptions {
   readonly connectionTimeoutMs?: number
   /** Called once, as the pool is made, with a live view of its connections (for a host's metrics). */
   readonly observePool?: (pool: PgPoolStats) => void
+  /**
+   * Called with the error of every statement that failed because the database has no room left (SQLSTATE 53100
+   * disk_full, 53200 out_of_memory), which fails Unavailable(store_full): for the host's log.
+   */
+  readonly onStoreFull?: (cause: unknown) => void
 }
 
 /** A pool's connections, read at any time: each field is the current count, not a snapshot. */
@@ -157,10 +163,15 @@ export const PostgresStoreLive = (
   Layer.effectContext(
     Effect.gen(function* () {
       // The metrics watch the store's pool, not the migrations' short-lived one.
-      const { observePool: _storePoolOnly, ...connection } = options
+      const { observePool: _storePoolOnly, onStoreFull, ...connection } = options
       yield* migrate(connection)
       const pool = yield* makePgPool(options)
-      return makeSqlStore(makePoolExecutor(pool, { queryTimeoutMs: queryTimeoutOf(options) }))
+      return makeSqlStore(
+        makePoolExecutor(pool, {
+          queryTimeoutMs: queryTimeoutOf(options),
+          ...(onStoreFull !== undefined && { onStoreFull })
+        })
+      )
     })
   )
 
@@ -170,33 +181,125 @@ export interface PgliteStoreOptions {
    * `accord.lock`); absent: in memory, gone when the scope closes.
    */
   readonly dataDir?: string
+  /**
+   * Called with the error of every statement that failed because the database has no room left (a full disk), which
+   * fails Unavailable(store_full): for the host's log.
+   */
+  readonly onStoreFull?: (cause: unknown) => void
+}
+
+/**
+ * The free space below which PGlite is given no statement, and a crashed database is not reopened: a WAL segment is a
+ * new 16 MiB file, and PostgreSQL PANICs when it cannot make one (PGlite then spins for ever if that was a COMMIT, and
+ * fails to start without room for it: measured), so twice that.
+ */
+export const PGLITE_MIN_FREE_BYTES = 32 * 1024 * 1024
+
+/**
+ * Failed opens after which a crashed database is no longer reopened: each leaves about 150 MB of PGlite's instance
+ * behind that is never given back (measured), so a process that kept trying would run out of memory.
+ */
+const MAX_FAILED_REOPENS = 3
+
+/** Undefined while the file system `path` is on has `PGLITE_MIN_FREE_BYTES` free, else an ENOSPC saying how much it has. */
+const roomAt = (path: string) => (): Error | undefined => {
+  let free: number
+  try {
+    const { bavail, bsize } = statfsSync(path)
+    free = bavail * bsize
+  } catch {
+    // Not knowable here: PGlite's own errors say more.
+    return undefined
+  }
+  if (free >= PGLITE_MIN_FREE_BYTES) return undefined
+  const mib = (bytes: number) => Math.floor(bytes / 1024 / 1024)
+  return Object.assign(
+    new Error(
+      `${mib(free)} MiB free on the data directory's file system, less than the ${mib(PGLITE_MIN_FREE_BYTES)} MiB ` +
+        "PGlite needs to write safely"
+    ),
+    { code: "ENOSPC" }
+  )
+}
+
+/** PGlite's settings, in memory or on disk. */
+const PGLITE_SETTINGS = {
+  // Off (the default, stated so that it stays off): on, PGlite answers before syncing its file system. On Node a data
+  // directory is Emscripten's NODEFS, which writes through (writeSync) as PostgreSQL writes: a committed
+  // transaction's WAL is in the kernel before the answer, so it survives `kill -9`. PGlite runs with fsync off, so a
+  // machine crash may lose it (docs/operations.md, "The PGlite store").
+  relaxedDurability: false
+}
+
+/**
+ * Opens the data directory again after a crash, when its file system has room for it, and gives up after
+ * `MAX_FAILED_REOPENS` failures (docs/operations.md, "The PGlite store": a restart then recovers).
+ */
+const reopenerOf = (
+  path: string,
+  checkRoom: () => Error | undefined,
+  opened: (db: PGlite) => void
+): (() => Promise<PGlite>) => {
+  let failures = 0
+  return async () => {
+    if (failures >= MAX_FAILED_REOPENS) {
+      throw new Error(`the database could not be reopened (${failures} attempts): restart the process once it has room`)
+    }
+    const noRoom = checkRoom()
+    if (noRoom !== undefined) throw noRoom
+    try {
+      const db = await PGlite.create({ ...PGLITE_SETTINGS, dataDir: path })
+      opened(db)
+      return db
+    } catch (error) {
+      failures += 1
+      throw error
+    }
+  }
 }
 
 /**
  * The store on PGlite (PostgreSQL compiled to WebAssembly, in this process), migrated at start; closed with its scope.
- * With a data directory: `DataDirInUse` while another live process holds it (PGlite itself would let both write),
- * `DataDirUnusable` when it cannot be created or opened.
+ * With a data directory: `DataDirRefused` when it is another user's or not empty and not a database,
+ * `DataDirInUse` while another live process holds it (PGlite itself would let both write), `DataDirUnusable` when it
+ * cannot be created or opened. With less than `PGLITE_MIN_FREE_BYTES` free on its file system, or a full disk,
+ * statements fail Unavailable(store_full); a database that crashed is reopened once there is room
+ * (docs/operations.md, "The PGlite store").
  */
 export const PgliteStoreLive = (options: PgliteStoreOptions = {}): Layer.Layer<StoreServices, DataDirError> =>
   Layer.effectContext(
     Effect.gen(function* () {
-      const { dataDir } = options
-      if (dataDir !== undefined) yield* holdDataDir(dataDir)
-      // relaxedDurability off (the default, stated so that it stays off): on, PGlite answers before syncing its file
-      // system. On Node a data directory is Emscripten's NODEFS, which writes through (writeSync) as PostgreSQL
-      // writes: a committed transaction's WAL is in the kernel before the answer, so it survives `kill -9`. PGlite
-      // runs with fsync off, so a machine crash may lose it (docs/operations.md, "The PGlite store").
-      const settings = { relaxedDurability: false }
-      const open =
+      const { dataDir, onStoreFull } = options
+      // The directory's real path: the one its checks ran on.
+      const onDisk =
         dataDir === undefined
-          ? Effect.promise(() => PGlite.create(settings))
+          ? undefined
+          : yield* Effect.map(holdDataDir(dataDir), (path) => ({ dataDir, path, checkRoom: roomAt(path) }))
+      const open =
+        onDisk === undefined
+          ? Effect.promise(() => PGlite.create(PGLITE_SETTINGS))
           : Effect.tryPromise({
-              try: () => PGlite.create({ ...settings, dataDir }),
-              catch: (cause) =>
-                new DataDirUnusable({ dataDir, reason: cause instanceof Error ? cause.message : String(cause) })
+              try: () => {
+                const noRoom = onDisk.checkRoom()
+                return noRoom === undefined
+                  ? PGlite.create({ ...PGLITE_SETTINGS, dataDir: onDisk.path })
+                  : Promise.reject(noRoom)
+              },
+              catch: (cause) => new DataDirUnusable({ dataDir: onDisk.dataDir, reason: reasonOf(cause) })
             })
-      const db = yield* Effect.acquireRelease(open, (db) => Effect.promise(() => db.close()))
-      const executor = yield* makePgliteExecutor(db)
+      /** The database open now: the first, or the last one reopened after a crash; a crashed one is closed already. */
+      let latest: PGlite = yield* Effect.acquireRelease(open, () =>
+        Effect.promise(() => (latest.closed ? Promise.resolve() : latest.close()))
+      )
+      const executor = yield* makePgliteExecutor(latest, {
+        ...(onStoreFull !== undefined && { onStoreFull }),
+        ...(onDisk !== undefined && {
+          checkRoom: onDisk.checkRoom,
+          reopen: reopenerOf(onDisk.path, onDisk.checkRoom, (db) => {
+            latest = db
+          })
+        })
+      })
       // PGlite has no network: a failure here is a defect, not an outage.
       yield* Effect.orDie(applyMigrations(executor))
       return makeSqlStore(executor)

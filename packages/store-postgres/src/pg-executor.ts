@@ -11,6 +11,11 @@ export interface PoolExecutorOptions {
    * Absent or 0: no bound (what `migrate` uses: a migration, or its wait for another process's, may take long).
    */
   readonly queryTimeoutMs?: number
+  /**
+   * Called with the error of every statement that failed because the database has no room left (SQLSTATE 53100
+   * disk_full, 53200 out_of_memory), which fails Unavailable(store_full): for the host's log.
+   */
+  readonly onStoreFull?: (cause: unknown) => void
 }
 
 /** A client checked out of the pool, and whether its connection broke (or timed out) meanwhile. */
@@ -161,7 +166,9 @@ export const makePoolExecutor = (pool: pg.Pool, options: PoolExecutorOptions = {
   }
 
   const attempt = <A>(promise: () => Promise<A>): Effect.Effect<A, Unavailable> =>
-    Effect.tryPromise({ try: promise, catch: (error) => error }).pipe(Effect.catch(fromDriverError))
+    Effect.tryPromise({ try: promise, catch: (error) => error }).pipe(
+      Effect.catch((error) => fromDriverError(error, options.onStoreFull))
+    )
 
   const rollBack = (checkout: Checkout): Effect.Effect<void> =>
     checkout.broken
@@ -182,7 +189,8 @@ export const makePoolExecutor = (pool: pg.Pool, options: PoolExecutorOptions = {
         attempt(() => checkOutWithin(timeoutMs)),
         (checkout) => {
           const tx: SqlClient = {
-            // Every typed failure of a statement is a lost, or timed out, connection: that client must not go back.
+            // A typed failure of a statement is a lost or timed out connection, or a full disk: as pool.query does,
+            // that client does not go back.
             query: (text, params = []) =>
               Effect.tapError(
                 attempt(() => statementWithin(checkout, text, params, timeoutMs)),

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Effect, Exit, Result } from "effect"
-import { DatabaseTimeout, fromDriverError, isConnectionError } from "@accord/store-postgres"
+import { Unavailable } from "@accord/core"
+import { DatabaseTimeout, fromDriverError, isConnectionError, isStoreFull } from "@accord/store-postgres"
 
 const withCode = (message: string, code: string) => Object.assign(new Error(message), { code })
 
@@ -66,6 +67,42 @@ describe("isConnectionError", () => {
       const violation = withCode("duplicate key", "23505")
       const exit = yield* Effect.exit(fromDriverError(violation))
       expect(Exit.isFailure(exit) ? Result.getOrUndefined(Cause.findDefect(exit.cause)) : undefined).toBe(violation)
+    })
+  )
+})
+
+describe("isStoreFull", () => {
+  const full: ReadonlyArray<readonly [string, unknown]> = [
+    // As PGlite reports its full disk when a table cannot grow (measured on a tiny tmpfs), and PostgreSQL its own.
+    ["disk full", withCode('could not extend file "base/5/16385": No space left on device', "53100")],
+    ["out of memory", withCode("out of memory", "53200")],
+    ["insufficient resources", withCode("insufficient resources", "53000")],
+    ["ENOSPC from a file system", withCode("ENOSPC: no space left on device, write", "ENOSPC")],
+    ["EDQUOT (a quota)", withCode("EDQUOT: disk quota exceeded, write", "EDQUOT")],
+    ["cause chain", new Error("wrapper", { cause: withCode("could not write", "53100") })]
+  ]
+  for (const [label, error] of full) {
+    it(`full: ${label}`, () => expect(isStoreFull(error)).toBe(true))
+  }
+  for (const [label, error] of [
+    ["too many connections (a refused connection, store_unreachable)", withCode("too many clients", "53300")],
+    ["unique violation", withCode("duplicate key", "23505")],
+    ["connection refused", withCode("connect ECONNREFUSED", "ECONNREFUSED")],
+    ["nothing", undefined]
+  ] as const) {
+    it(`not full: ${label}`, () => expect(isStoreFull(error)).toBe(false))
+  }
+
+  it.effect("fromDriverError: a full disk is Unavailable(store_full), told to onStoreFull, never a defect (500)", () =>
+    Effect.gen(function* () {
+      const diskFull = withCode('could not extend file "base/5/16385": No space left on device', "53100")
+      const told: Array<unknown> = []
+      const exit = yield* Effect.exit(fromDriverError(diskFull, (cause) => told.push(cause)))
+      expect(exit).toEqual(Exit.fail(new Unavailable({ reason: "store_full", retryAfterSeconds: 1, cause: diskFull })))
+      expect(told).toEqual([diskFull])
+      // An outage of the connection is not a full store: not told.
+      yield* Effect.flip(fromDriverError(withCode("connect ECONNREFUSED", "ECONNREFUSED"), (cause) => told.push(cause)))
+      expect(told).toHaveLength(1)
     })
   )
 })

@@ -1,6 +1,19 @@
 import { spawn } from "node:child_process"
 import { existsSync } from "node:fs"
-import { chmod, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises"
+import {
+  chmod,
+  chown,
+  lchown,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  realpath,
+  rm,
+  stat,
+  symlink,
+  writeFile
+} from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
@@ -199,5 +212,133 @@ describe("PgliteStoreLive on a data directory held elsewhere", () => {
         expect(existsSync(lockOf(dataDir))).toBe(false)
       }).pipe(Effect.scoped),
     60_000
+  )
+})
+
+const isRoot = process.getuid?.() === 0
+/** A uid that is not this process's (root's): only root can give a file to it. */
+const OTHER_UID = 1000
+const rootOnly = "root only, to give a file to another uid: skipped otherwise"
+
+const modeOf = (path: string) => Effect.promise(() => stat(path)).pipe(Effect.map((stats) => stats.mode & 0o777))
+const entriesOf = (dir: string) => Effect.promise(() => readdir(dir)).pipe(Effect.map((names) => names.sort()))
+const refusal = (dataDir: string, reason: string) => ({ _tag: "DataDirRefused", dataDir, reason })
+
+describe("holdDataDir refuses a directory it must not take, and leaves it as it was", () => {
+  it.live("a directory that is not empty and holds no database (no PG_VERSION): a project, a home", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      yield* Effect.promise(() => chmod(dir, 0o755))
+      yield* Effect.promise(() => writeFile(join(dir, "README.md"), "# a project\n"))
+      const reason =
+        "is not empty (1 entry) and holds no database (no PG_VERSION): initdb refuses such a directory too; " +
+        "choose a new or empty directory"
+      const error = yield* Effect.flip(Effect.scoped(holdDataDir(dir)))
+      expect(error).toMatchObject(refusal(dir, reason))
+      expect(error.message).toBe(`the data directory ${dir} ${reason}`)
+      expect(yield* entriesOf(dir)).toEqual(["README.md"])
+      expect(yield* modeOf(dir)).toBe(0o755)
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("takes an empty directory, one holding only a lock file left by a crash, and a database", () =>
+    Effect.gen(function* () {
+      const empty = yield* tempDir
+      yield* holdOnce(empty)
+      const onlyLock = yield* tempDir
+      yield* writeLock(onlyLock, `${yield* deadPid}\n`)
+      yield* holdOnce(onlyLock)
+      const database = yield* tempDir
+      yield* Effect.promise(() => writeFile(join(database, "PG_VERSION"), "17\n"))
+      yield* Effect.promise(() => mkdir(join(database, "base")))
+      yield* holdOnce(database)
+    }).pipe(Effect.scoped)
+  )
+
+  it.live("follows a symbolic link of its own, and holds and returns the directory it leads to", () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      const target = join(dir, "on-another-disk")
+      const link = join(dir, "data")
+      yield* Effect.promise(() => mkdir(target))
+      yield* Effect.promise(() => symlink(target, link))
+      const held = yield* Effect.scoped(
+        Effect.gen(function* () {
+          const path = yield* holdDataDir(link)
+          expect(yield* readLock(target)).toBe(`${process.pid}\n`)
+          return path
+        })
+      )
+      expect(held).toBe(yield* Effect.promise(() => realpath(target)))
+    }).pipe(Effect.scoped)
+  )
+
+  it.live.skipIf(!isRoot)(`a directory owned by another user, as PostgreSQL refuses one (${rootOnly})`, () =>
+    Effect.gen(function* () {
+      const dir = yield* tempDir
+      yield* Effect.promise(() => chmod(dir, 0o755))
+      yield* Effect.promise(() => chown(dir, OTHER_UID, OTHER_UID))
+      expect(yield* Effect.flip(Effect.scoped(holdDataDir(dir)))).toMatchObject(
+        refusal(
+          dir,
+          `is owned by uid ${OTHER_UID}, not by this process (uid 0): PostgreSQL refuses such a directory too; ` +
+            "chown it or choose another"
+        )
+      )
+      expect(yield* modeOf(dir)).toBe(0o755)
+      expect(yield* entriesOf(dir)).toEqual([])
+    }).pipe(Effect.scoped)
+  )
+
+  it.live.skipIf(!isRoot)(
+    `a database holding a file of another user, named without its control characters (${rootOnly})`,
+    () =>
+      Effect.gen(function* () {
+        const dir = yield* tempDir
+        yield* Effect.promise(() => writeFile(join(dir, "PG_VERSION"), "17\n"))
+        yield* Effect.promise(() => mkdir(join(dir, "base", "5"), { recursive: true }))
+        const planted = join(dir, "base", "5", "16385\u001b[2J")
+        yield* Effect.promise(() => writeFile(planted, ""))
+        yield* Effect.promise(() => chown(planted, OTHER_UID, OTHER_UID))
+        expect(yield* Effect.flip(Effect.scoped(holdDataDir(dir)))).toMatchObject(
+          refusal(
+            dir,
+            `holds base/5/16385\\x1b[2J, owned by uid ${OTHER_UID}, not by this process (uid 0): its owner can read ` +
+              "and change the database through it; chown -R the directory or choose another"
+          )
+        )
+        expect(existsSync(lockOf(dir))).toBe(false)
+      }).pipe(Effect.scoped)
+  )
+
+  it.live.skipIf(!isRoot)(
+    `a symbolic link owned by another user, who could point it elsewhere, or to such a directory (${rootOnly})`,
+    () =>
+      Effect.gen(function* () {
+        const dir = yield* tempDir
+        const ours = join(dir, "ours")
+        const theirs = join(dir, "theirs")
+        yield* Effect.promise(() => mkdir(ours))
+        yield* Effect.promise(() => mkdir(theirs))
+        yield* Effect.promise(() => chown(theirs, OTHER_UID, OTHER_UID))
+        const theirLink = join(dir, "their-link")
+        yield* Effect.promise(() => symlink(ours, theirLink))
+        yield* Effect.promise(() => lchown(theirLink, OTHER_UID, OTHER_UID))
+        expect(yield* Effect.flip(Effect.scoped(holdDataDir(theirLink)))).toMatchObject(
+          refusal(
+            theirLink,
+            `is a symbolic link owned by uid ${OTHER_UID}, not by this process (uid 0) or root: its owner can point ` +
+              "it anywhere; give the directory itself, or a link of your own"
+          )
+        )
+        const ourLink = join(dir, "our-link")
+        yield* Effect.promise(() => symlink(theirs, ourLink))
+        expect(yield* Effect.flip(Effect.scoped(holdDataDir(ourLink)))).toMatchObject({
+          _tag: "DataDirRefused",
+          reason: expect.stringMatching(new RegExp(`^is owned by uid ${OTHER_UID}, `))
+        })
+        expect(yield* entriesOf(ours)).toEqual([])
+        expect(yield* entriesOf(theirs)).toEqual([])
+      }).pipe(Effect.scoped)
   )
 })

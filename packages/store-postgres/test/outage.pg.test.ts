@@ -3,9 +3,6 @@ import { describe, expect, it } from "@effect/vitest"
 import { Cause, type Context, Effect, Exit, Fiber, Layer, Option, Schema, Scope } from "effect"
 import {
   Authenticator,
-  Email,
-  emailKey,
-  PasswordHash,
   PaymentMethodId,
   PaymentMethods,
   PlanEntries,
@@ -25,7 +22,15 @@ import {
   PostgresStoreLive,
   type PostgresStoreOptions
 } from "@accord/store-postgres"
-import { adminQuery, databaseUrl, dropSchemaOnClose, freshSchema, skipReason } from "./postgres-helpers.js"
+import { diskFullTriggers, entryOf, isDiskFull } from "./disk-full.js"
+import {
+  adminQuery,
+  databaseUrl,
+  dropSchemaOnClose,
+  freshSchema,
+  skipReason,
+  storeInFreshSchema
+} from "./postgres-helpers.js"
 
 const url = databaseUrl ?? ""
 const target = (() => {
@@ -35,7 +40,6 @@ const target = (() => {
 
 const unreachable = { _tag: "Unavailable", reason: "store_unreachable", retryAfterSeconds: 1 }
 const hex = () => randomBytes(6).toString("hex")
-const decodeEmail = Schema.decodeUnknownSync(Email)
 
 /** A proxy in front of the database, stopped (outage over) when the scope closes. */
 const proxyInFront = Effect.acquireRelease(
@@ -112,11 +116,6 @@ const timed = <A, E>(call: Effect.Effect<A, E, StoreServices>, context: Context.
     return { exit, ms: performance.now() - started }
   })
 
-const entryFor = (address: string) => {
-  const email = decodeEmail(address)
-  return { email, emailKey: emailKey(email), passwordHash: PasswordHash.make("scrypt$x"), createdAt: new Date() }
-}
-
 describe.skipIf(databaseUrl === undefined)(
   databaseUrl === undefined ? `outage and recovery (skipped: ${skipReason})` : "outage and recovery",
   () => {
@@ -150,7 +149,7 @@ describe.skipIf(databaseUrl === undefined)(
           preferences: Effect.flatMap(PreferencesStore, (store) =>
             store.update(userId, now, (current) => ({ ...current, timezone: TimezoneOffset.make(60), updatedAt: now }))
           ),
-          insert: Effect.flatMap(PlanEntries, (entries) => entries.insertIfAbsent(entryFor(`${hex()}@example.com`)))
+          insert: Effect.flatMap(PlanEntries, (entries) => entries.insertIfAbsent(entryOf(`${hex()}@example.com`)))
         }
         const probe = (call: Effect.Effect<unknown, unknown, StoreServices>) =>
           Effect.provide(Effect.exit(call), context)
@@ -182,7 +181,7 @@ describe.skipIf(databaseUrl === undefined)(
             (index) =>
               Effect.provide(
                 Effect.flatMap(PlanEntries, (entries) => {
-                  const entry = entryFor(`w${id}.${index}.${hex()}@example.com`)
+                  const entry = entryOf(`w${id}.${index}.${hex()}@example.com`)
                   return Effect.map(entries.insertIfAbsent(entry), (inserted) => {
                     if (inserted) acknowledged.push(entry.emailKey)
                   })
@@ -334,6 +333,44 @@ describe.skipIf(databaseUrl === undefined)(
           }
         }).pipe(Effect.scoped),
       60_000
+    )
+
+    it.live(
+      "a statement the server fails for a full disk (53100) is Unavailable(store_full), told to onStoreFull, never a defect",
+      () =>
+        Effect.gen(function* () {
+          const told: Array<unknown> = []
+          const { schema, layer } = storeInFreshSchema(url, { onStoreFull: (cause) => told.push(cause) })
+          const context = yield* Layer.build(layer)
+          const { userId } = yield* seededUser(context)
+          const { entries, preferences } = yield* Effect.provide(
+            Effect.all({ entries: PlanEntries, preferences: PreferencesStore }),
+            context
+          )
+          const kept = entryOf("kept@example.com")
+          expect(yield* entries.insertIfAbsent(kept)).toBe(true)
+          const now = new Date(Date.UTC(2030, 0, 1))
+          yield* Effect.promise(() => adminQuery(url, diskFullTriggers(schema)))
+
+          // A single statement, then a transaction (the preferences update).
+          const insert = yield* Effect.flip(entries.insertIfAbsent(entryOf("full@example.com")))
+          const update = yield* Effect.flip(
+            preferences.update(userId, now, (current) => ({ ...current, mfaEnabled: true, updatedAt: now }))
+          )
+          for (const error of [insert, update]) {
+            expect(error).toMatchObject({ _tag: "Unavailable", reason: "store_full", retryAfterSeconds: 1 })
+            expect(isDiskFull(error.cause)).toBe(true)
+          }
+          expect(told).toHaveLength(2)
+          expect(told.every(isDiskFull)).toBe(true)
+
+          // The store serves on; once the disk has room (the triggers gone), the same writes are stored.
+          expect(yield* entries.findByEmailKey(kept.emailKey)).toEqual(kept)
+          yield* Effect.promise(() => adminQuery(url, `DROP FUNCTION "${schema}".accord_test_disk_full() CASCADE`))
+          expect(yield* entries.insertIfAbsent(entryOf("full@example.com"))).toBe(true)
+          const updated = yield* preferences.update(userId, now, (current) => ({ ...current, mfaEnabled: true }))
+          expect(updated.mfaEnabled).toBe(true)
+        }).pipe(Effect.scoped)
     )
 
     it.live("a connection the server terminates (57P01) mid-query is Unavailable, and the pool replaces it", () =>

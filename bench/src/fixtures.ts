@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { Seed, type SeedInput } from "@accord/core"
+import { Seed, type SeedInput } from "@accord/domain"
 import { paymentMethodIds, userId, userToken } from "./workload.js"
 
 /**

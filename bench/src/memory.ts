@@ -1,4 +1,4 @@
-import { getLanguagePreferences, PaymentMethods, StoreAdmin, type UserId } from "@accord/core"
+import { getLanguagePreferences, PaymentMethods, StoreAdmin, type UserId } from "@accord/domain"
 import { makeMemoryStore } from "@accord/store-memory"
 import { Effect, ManagedRuntime } from "effect"
 import { decodeSeed, seedInput, userId } from "./fixtures.js"

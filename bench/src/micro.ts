@@ -1,19 +1,15 @@
 import {
+  type AccordServices,
   Authenticator,
   createPublicPlanEntry,
-  decodePreferencesPatch,
   Email,
-  makeHttpHandler,
   PaymentMethodId,
-  PreferencesPatchBody,
-  readJson,
   setDefaultPaymentMethod,
   updateLanguagePreferences,
-  type AccordRuntime,
-  type AccordServices,
-  type HttpRequest,
   type UserId
-} from "@accord/core"
+} from "@accord/domain"
+import { decodePreferencesPatch, PreferencesPatchBody } from "@accord/contract"
+import { type AccordRuntime, type HttpRequest, makeHttpHandler, readJson } from "@accord/core"
 import { productionScryptCost, ScryptPasswordHasherLive, testScryptCost } from "@accord/node"
 import { makeMemoryStore } from "@accord/store-memory"
 import { Cause, Effect, Exit, Layer, ManagedRuntime, Redacted, Schema } from "effect"

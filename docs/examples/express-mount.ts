@@ -1,6 +1,6 @@
 import express, { type NextFunction, type Request, type Response } from "express"
 import { Layer, ManagedRuntime, Schema } from "effect"
-import { Seed } from "@accord/core"
+import { Seed } from "@accord/domain"
 import { ScryptPasswordHasherLive } from "@accord/node"
 import { makeMemoryStore } from "@accord/store-memory"
 import { accordExpressRouter } from "@accord/adapter-express"

@@ -1,6 +1,6 @@
 import Fastify from "fastify"
 import { Layer, ManagedRuntime, Schema } from "effect"
-import { Seed } from "@accord/core"
+import { Seed } from "@accord/domain"
 import { ScryptPasswordHasherLive } from "@accord/node"
 import { makeMemoryStore } from "@accord/store-memory"
 import { accordPlugin } from "@accord/adapter-fastify"

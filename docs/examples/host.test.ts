@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import Fastify from "fastify"
-import { listPaymentMethods, type AccordRuntime } from "@accord/core"
+import { listPaymentMethods } from "@accord/domain"
+import type { AccordRuntime } from "@accord/core"
 import { accordPlugin } from "@accord/adapter-fastify"
 import { makeAccordTestKit } from "@accord/testkit"
 

@@ -1,12 +1,6 @@
 import { Effect, Layer, ManagedRuntime, Schema } from "effect"
-import {
-  decodePreferencesPatch,
-  PaymentMethodId,
-  Seed,
-  setDefaultPaymentMethod,
-  updateLanguagePreferences,
-  UserId
-} from "@accord/core"
+import { PaymentMethodId, Seed, setDefaultPaymentMethod, updateLanguagePreferences, UserId } from "@accord/domain"
+import { decodePreferencesPatch } from "@accord/contract"
 import { ScryptPasswordHasherLive } from "@accord/node"
 import { makeMemoryStore } from "@accord/store-memory"
 

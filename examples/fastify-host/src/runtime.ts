@@ -1,4 +1,5 @@
-import { Seed, StoreAdmin, type AccordRuntime, type StoreServices } from "@accord/core"
+import { Seed, StoreAdmin, type StoreServices } from "@accord/domain"
+import type { AccordRuntime } from "@accord/core"
 import { ScryptPasswordHasherLive, type ScryptHasherOptions } from "@accord/node"
 import { JwtAuthenticatorLive } from "@accord/auth-jwt"
 import { PgliteStoreLive, PostgresStoreLive } from "@accord/store-postgres"

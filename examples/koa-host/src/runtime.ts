@@ -1,5 +1,5 @@
+import { Seed } from "@accord/domain"
 import type { AccordRuntime } from "@accord/core"
-import { Seed } from "@accord/core"
 import { ScryptPasswordHasherLive, type ScryptHasherOptions } from "@accord/node"
 import { JwtAuthenticatorLive } from "@accord/auth-jwt"
 import { makeMemoryStore } from "@accord/store-memory"

@@ -13,7 +13,7 @@ process.env.PORT = "0"
 // README:start
 import Fastify, { type FastifyError } from "fastify"
 import { Layer, ManagedRuntime, Schema } from "effect"
-import { Seed } from "@accord/core"
+import { Seed } from "@accord/domain"
 import { ScryptPasswordHasherLive } from "@accord/node"
 import { makeMemoryStore } from "@accord/store-memory"
 import { accordPlugin } from "@accord/adapter-fastify"

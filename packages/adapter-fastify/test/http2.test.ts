@@ -1,5 +1,5 @@
 import { accordPlugin } from "@accord/adapter-fastify"
-import { Seed, StoreAdmin } from "@accord/core"
+import { Seed, StoreAdmin } from "@accord/domain"
 import { httpAudits, makeAuditFixture, type AuditTarget } from "@accord/conformance/audits"
 import { http2Send, http2SendFields } from "@accord/conformance"
 import { loadApiReference } from "@accord/api-reference"

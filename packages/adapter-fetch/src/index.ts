@@ -1,4 +1,4 @@
-import { makeHttpHandler, type HttpHandlerOptions, type HttpRequest, type HttpResponse } from "@accord/core"
+import { type HttpHandlerOptions, type HttpRequest, type HttpResponse, makeHttpHandler } from "@accord/core"
 import { readFetchBody } from "./read-body.js"
 
 // Accord as a WinterCG fetch handler, on WHATWG Request/Response only: no Node API here, so that it runs on Bun, Deno,

@@ -1,10 +1,10 @@
 import { fromFetchRequest, makeFetchHandler } from "@accord/adapter-fetch"
-import { headerValue, makeHttpHandler, type HttpRequest } from "@accord/core"
+import { Seed } from "@accord/domain"
+import { headerValue, type HttpRequest, makeHttpHandler } from "@accord/core"
 import { ScryptPasswordHasherLive, testScryptCost } from "@accord/node"
 import { makeMemoryStore } from "@accord/store-memory"
 import { afterAll, describe, expect, it, vi } from "@effect/vitest"
 import { Layer, ManagedRuntime, Schema } from "effect"
-import { Seed } from "@accord/core"
 
 // The handler called as a fetch runtime calls it: a Request in, a Response out, no server.
 const seed = Schema.decodeUnknownSync(Seed)({ users: [{ id: "u_h", token: "handler-token" }] })

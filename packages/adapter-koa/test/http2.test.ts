@@ -1,5 +1,5 @@
 import { accordRouter } from "@accord/adapter-koa"
-import { Seed } from "@accord/core"
+import { Seed } from "@accord/domain"
 import { http2Send, http2SendFields, paths } from "@accord/conformance"
 import { auditTarget, httpAudits } from "@accord/conformance/audits"
 import { ScryptPasswordHasherLive, testScryptCost } from "@accord/node"

@@ -1,6 +1,6 @@
 import { startFastifyServer } from "@accord/adapter-fastify"
 import { loadApiReference } from "@accord/api-reference"
-import { Seed, StoreAdmin } from "@accord/core"
+import { Seed, StoreAdmin } from "@accord/domain"
 import { ScryptPasswordHasherLive, testScryptCost, type RunningServer } from "@accord/node"
 import { MemoryStoreLive } from "@accord/store-memory"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"

@@ -1,4 +1,4 @@
-import { Authenticator, ClientId, Principal, Unauthenticated, Unavailable, UserId } from "@accord/core"
+import { Authenticator, ClientId, Principal, Unauthenticated, Unavailable, UserId } from "@accord/domain"
 import { Clock, Effect, Layer, Option, Result, Schema } from "effect"
 import {
   createLocalJWKSet,

@@ -1,4 +1,4 @@
-import { Authenticator, type Principal, type Unauthenticated, type Unavailable } from "@accord/core"
+import { Authenticator, type Principal, type Unauthenticated, type Unavailable } from "@accord/domain"
 import { Effect, type Result } from "effect"
 import { base64url, SignJWT, type CryptoKey, type JWTPayload } from "jose"
 import { JwtAuthenticatorLive, type JwtAuthConfig } from "@accord/auth-jwt"

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Authenticator, isWellFormedToken, Principal, type UserId } from "@accord/core"
+import { Authenticator, isWellFormedToken, Principal, type UserId } from "@accord/domain"
 import { Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import fc from "fast-check"

@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterEach, beforeEach, describe, expect, it, vi } from "@effect/vitest"
-import { isWellFormedToken, type Authenticator } from "@accord/core"
+import { type Authenticator, isWellFormedToken } from "@accord/domain"
 import { Effect, Result } from "effect"
 import { exportJWK, generateKeyPair, type CryptoKey, type JWK } from "jose"
 import { MAX_JWKS_BYTES, type JwtAuthConfig } from "@accord/auth-jwt"

@@ -1,4 +1,4 @@
-import { Authenticator } from "@accord/core"
+import { Authenticator } from "@accord/domain"
 import { JwtAuthenticatorLive } from "@accord/auth-jwt"
 import { Effect } from "effect"
 import { SignJWT } from "jose"

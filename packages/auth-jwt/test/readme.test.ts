@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs"
 import { describe, expect, it, vi } from "@effect/vitest"
-import { Principal, type ClientId, type UserId } from "@accord/core"
+import { type ClientId, Principal, type UserId } from "@accord/domain"
 
 const read = (relative: string) => readFileSync(new URL(relative, import.meta.url), "utf8")
 

@@ -1,10 +1,10 @@
 import {
+  type OperationId,
   operations,
   PROBLEM_CODE_STATUS,
+  type ProblemCode,
   problemCodesOf,
   ProblemSchema,
-  type OperationId,
-  type ProblemCode,
   type TypedOperation
 } from "@accord/contract"
 import { Result, Schema } from "effect"

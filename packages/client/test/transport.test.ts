@@ -1,6 +1,6 @@
 import { startKoaServer } from "@accord/adapter-koa"
 import { AccordTransportError, makeAccordClient, type FetchLike } from "@accord/client"
-import { problemBody, problems, type Problem } from "@accord/core"
+import { problem, problemBody, type Problem } from "@accord/core"
 import { describe, expect, it } from "@effect/vitest"
 import { makeAccordTestKit } from "@accord/testkit"
 
@@ -143,7 +143,7 @@ describe("what the client makes of an answer", () => {
     ["a success status with another media type", () => jsonResponse(200, '{"status":"ok"}', "text/plain")],
     ["a status that is neither success nor problem", () => new Response(null, { status: 204 })],
     ["a proxy's HTML page", () => jsonResponse(502, "<html>Bad Gateway</html>", "text/html")],
-    ["a problem whose code the operation cannot answer", () => problemResponse(problems.notFound())],
+    ["a problem whose code the operation cannot answer", () => problemResponse(problem("not_found"))],
     ["a problem whose status is not its HTTP status", () => problemResponse(unavailable, 500)],
     ["a problem body that is not a problem", () => jsonResponse(503, '{"error":"down"}', "application/problem+json")]
   ])("rejects %s as undecodable", async (_, answer) => {

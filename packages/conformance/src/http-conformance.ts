@@ -1,4 +1,4 @@
-import type { SeedInput } from "@accord/core"
+import type { SeedInput } from "@accord/domain"
 import type { RunningServer } from "@accord/node"
 import { afterAll, beforeAll, describe, it } from "@effect/vitest"
 import { unmetNeeds, type AuditTarget } from "./audits/audit.js"

@@ -1,4 +1,5 @@
-import { Seed, StoreAdmin, type AccordRuntime, type SeedInput, type StoreServices } from "@accord/core"
+import { Seed, type SeedInput, StoreAdmin, type StoreServices } from "@accord/domain"
+import type { AccordRuntime } from "@accord/core"
 import { loadApiReference } from "@accord/api-reference"
 import {
   ScryptPasswordHasherLive,

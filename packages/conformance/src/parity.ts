@@ -1,4 +1,4 @@
-import type { SeedInput } from "@accord/core"
+import type { SeedInput } from "@accord/domain"
 import { paths, randomSuffix, randomToken, REQUEST_ID_PATTERN, withoutSlash } from "./paths.js"
 import { send, type RawRequest, type RawResponse } from "./raw-http.js"
 import { UNSENT_BODY_TIMEOUT_MS } from "./audits/responses.js"

@@ -5,23 +5,23 @@ import {
   Authenticator,
   Email,
   emailKey,
+  LanguageTag,
   NotFound,
   PasswordHash,
+  type PaymentMethod,
   PaymentMethodId,
   PaymentMethods,
   PlanEntries,
+  type Preferences,
   PreferencesStore,
   Seed,
+  type SeedInput,
   StoreAdmin,
+  type StoreServices,
   TimezoneOffset,
   Unauthenticated,
-  UserId,
-  LanguageTag,
-  type PaymentMethod,
-  type Preferences,
-  type SeedInput,
-  type StoreServices
-} from "@accord/core"
+  UserId
+} from "@accord/domain"
 
 /** Random suffix: the layer is built once per suite (and a database may outlive it), so no two tests share ids. */
 const unique = (prefix: string): string => `${prefix}_${randomBytes(8).toString("hex")}`

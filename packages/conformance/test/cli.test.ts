@@ -1,5 +1,5 @@
 import { startWith } from "@accord/conformance"
-import type { SeedInput } from "@accord/core"
+import type { SeedInput } from "@accord/domain"
 import type { AuditResult } from "@accord/conformance/audits"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { spawn } from "node:child_process"

@@ -1,6 +1,6 @@
 import { startWith } from "@accord/conformance"
 import { httpAudits } from "@accord/conformance/audits"
-import type { SeedInput } from "@accord/core"
+import type { SeedInput } from "@accord/domain"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { readFileSync } from "node:fs"
 import { koaHost } from "./koa-host.js"

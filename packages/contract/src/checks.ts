@@ -91,7 +91,8 @@ const IF_MATCH =
 export const PIPELINE = [
   pipelineCheck({
     id: "http",
-    refuses: "bytes that are not HTTP/1.1, a request that does not arrive in time, a request line and headers too large",
+    refuses:
+      "bytes that are not HTTP/1.1, a request that does not arrive in time, a request line and headers too large",
     perOperation: true,
     appliesTo: {},
     codes: ["bad_request", "request_timeout", "headers_too_large"],
@@ -246,19 +247,23 @@ type Holds<P, O extends ProblemCodeSource> = [
   ? true
   : false
 
+/** The codes of each check of `Check` (a union: distributed) that is an operation's and holds for `O`. */
+type CodesOfChecks<Check, O extends ProblemCodeSource> = Check extends {
+  readonly perOperation: true
+  readonly appliesTo: infer P
+  readonly codes: ReadonlyArray<infer Code>
+}
+  ? Holds<P, O> extends true
+    ? Code
+    : never
+  : never
+
 /**
  * The problem codes an operation can be answered with, at the type level: the codes of every per-operation check that
  * holds for it, and those of its declared domain errors.
  */
 export type ProblemCodeOf<O extends ProblemCodeSource> =
-  | {
-      [K in keyof Pipeline]: Pipeline[K] extends { readonly perOperation: true; readonly appliesTo: infer P }
-        ? Holds<P, O> extends true
-          ? Pipeline[K]["codes"][number]
-          : never
-        : never
-    }[number]
-  | (typeof DOMAIN_ERRORS)[O["errors"][number]]["codes"][number]
+  CodesOfChecks<Pipeline[number], O> | (typeof DOMAIN_ERRORS)[O["errors"][number]]["codes"][number]
 
 /** Whether `check` applies to `operation` (its `Applies`, read as `Holds` reads it in the types). */
 export const appliesTo = (check: PipelineCheck, operation: ProblemCodeSource): boolean => {
@@ -266,7 +271,10 @@ export const appliesTo = (check: PipelineCheck, operation: ProblemCodeSource): b
   if (access !== undefined && !access.includes(operation.access)) return false
   if (body === true && operation.body === undefined) return false
   if (params === true && operation.params === undefined) return false
-  if (conditional !== undefined && (operation.conditional === undefined || !conditional.includes(operation.conditional)))
+  if (
+    conditional !== undefined &&
+    (operation.conditional === undefined || !conditional.includes(operation.conditional))
+  )
     return false
   if (drains === true && operation.unavailableWhileDraining !== true) return false
   return true
@@ -286,7 +294,9 @@ export const problemCodesOf = <O extends ProblemCodeSource>(operation: O): Reado
 }
 
 /** Codes the OpenAPI document does not list per operation (`unlisted` on their checks). */
-const UNLISTED: ReadonlySet<ProblemCode> = new Set(PIPELINE.flatMap((check) => ("unlisted" in check ? check.unlisted : [])))
+const UNLISTED: ReadonlySet<ProblemCode> = new Set(
+  PIPELINE.flatMap((check) => ("unlisted" in check ? check.unlisted : []))
+)
 
 /** Every error status an operation can answer, from its problem codes: what the OpenAPI document lists for it. */
 export const errorStatusesOf = (operation: Operation): ReadonlyArray<number> => {
@@ -315,13 +325,14 @@ export const answerHeadersOf = (operation: Operation, status: number): Readonly<
 }
 
 /** The request headers an operation's checks read (OpenAPI parameters), in the pipeline's order. */
-export const readHeadersOf = (operation: Operation): ReadonlyArray<ReadHeader> =>
-  operation.conditional === undefined
-    ? []
-    : PIPELINE.flatMap((check) => {
-        const read = "reads" in check ? (check.reads as PipelineCheck["reads"])?.[operation.conditional] : undefined
-        return read === undefined || !appliesTo(check, operation) ? [] : [read]
-      })
+export const readHeadersOf = (operation: Operation): ReadonlyArray<ReadHeader> => {
+  const conditional = operation.conditional
+  if (conditional === undefined) return []
+  return PIPELINE.flatMap((check) => {
+    const read = "reads" in check ? (check.reads as PipelineCheck["reads"])?.[conditional] : undefined
+    return read === undefined || !appliesTo(check, operation) ? [] : [read]
+  })
+}
 
 /** Headers every answer carries once the credential passed the rate limit (its quota), for the OpenAPI document. */
 export const LATER_ANSWERS_CARRY: ReadonlyArray<string> = PIPELINE.flatMap((check) =>

@@ -16,6 +16,7 @@ export {
   type BodySpec,
   type Conditional,
   type DocsOf,
+  type ErasedOperationDocs,
   type HttpMethod,
   type Operation,
   type OperationDocs,
@@ -29,7 +30,8 @@ export {
   type TypedOperation,
   type ValidationExample
 } from "./operation.js"
-export { apiRoutes, OPERATION_DOCS, operations, type OperationId, type Operations } from "./operations.js"
+export { apiRoutes, operations, type OperationId, type Operations } from "./operations.js"
+export { OPERATION_DOCS } from "./operation-docs.js"
 export { MASKED_PASSWORD, PlanEntryBody, PlanEntryView, toPlanEntryView } from "./operations/plans.js"
 export {
   decodePreferencesPatch,
@@ -38,12 +40,7 @@ export {
   toPatch,
   toPreferencesView
 } from "./operations/users.js"
-export {
-  PaymentMethodList,
-  PaymentMethodView,
-  SetDefaultBody,
-  toPaymentMethodView
-} from "./operations/payments.js"
+export { PaymentMethodList, PaymentMethodView, SetDefaultBody, toPaymentMethodView } from "./operations/payments.js"
 export { HealthView } from "./operations/service.js"
 
 // Problems: every code with its status and texts; the order of checks and what each adds

@@ -1,8 +1,9 @@
 import { JsonSchema, type Schema, SchemaRepresentation } from "effect"
 import { answerHeadersOf, errorStatusesOf, LATER_ANSWERS_CARRY, problemCodesOf, readHeadersOf } from "./checks.js"
 import { PROBLEM_EXAMPLES, validationProblemExample } from "./examples.js"
-import type { Operation, OperationDocs, OperationTag } from "./operation.js"
-import { apiRoutes, OPERATION_DOCS } from "./operations.js"
+import type { ErasedOperationDocs, Operation, OperationTag } from "./operation.js"
+import { OPERATION_DOCS } from "./operation-docs.js"
+import { apiRoutes } from "./operations.js"
 import { PROBLEMS, ProblemSchema, REASON_PHRASES, type ProblemCode } from "./problems.js"
 
 type JsonObject = Record<string, unknown>
@@ -47,8 +48,8 @@ const errorHeaders = (operation: Operation, status: number): JsonObject =>
   )
 
 /** An operation's docs and examples (operations/*.ts); the table and OPERATION_DOCS have the same keys. */
-const docsOf = (operation: Operation): OperationDocs => {
-  const docs = (OPERATION_DOCS as Readonly<Record<string, OperationDocs>>)[operation.operationId]
+const docsOf = (operation: Operation): ErasedOperationDocs => {
+  const docs = (OPERATION_DOCS as Readonly<Record<string, ErasedOperationDocs>>)[operation.operationId]
   if (docs === undefined) throw new Error(`${operation.operationId} has no entry in OPERATION_DOCS`)
   return docs
 }

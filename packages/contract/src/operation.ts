@@ -221,6 +221,17 @@ export type OperationDocs<O extends TypedOperation = TypedOperation> = {
 } & ParamsDocs<O> &
   BodyDocs<O>
 
+/** An operation's docs as the OpenAPI generator reads them, their static types erased. */
+export interface ErasedOperationDocs {
+  readonly tag: OperationTag
+  readonly summary: string
+  readonly description: string
+  readonly successExample: unknown
+  readonly params?: Readonly<Record<string, ParameterDocs>>
+  readonly requestExample?: unknown
+  readonly validationExample?: ValidationExample
+}
+
 /** An area's docs: one entry per operation of its table, or it does not compile. */
 export type DocsOf<Table extends Readonly<Record<string, TypedOperation>>> = {
   readonly [Id in keyof Table]: OperationDocs<Table[Id]>

@@ -1,8 +1,8 @@
-import type { DocsOf, Operation, Route } from "./operation.js"
-import { paymentDocs, paymentOperations } from "./operations/payments.js"
-import { planDocs, planOperations } from "./operations/plans.js"
-import { serviceDocs, serviceOperations } from "./operations/service.js"
-import { userDocs, userOperations } from "./operations/users.js"
+import type { Operation, Route } from "./operation.js"
+import { paymentOperations } from "./operations/payments.js"
+import { planOperations } from "./operations/plans.js"
+import { serviceOperations } from "./operations/service.js"
+import { userOperations } from "./operations/users.js"
 
 /**
  * Accord's operations by operationId, with the static types of their Schemas, gathered from their areas
@@ -14,12 +14,6 @@ export const operations = { ...planOperations, ...userOperations, ...paymentOper
 
 export type Operations = typeof operations
 export type OperationId = keyof Operations
-
-/**
- * The text and examples of each operation, by operationId: read by the OpenAPI generator only, so it stays out of a
- * client's bundle. Every operation has its entry, or this does not compile.
- */
-export const OPERATION_DOCS: DocsOf<Operations> = { ...planDocs, ...userDocs, ...paymentDocs, ...serviceDocs }
 
 /** One route per path, in the order its first operation appears, holding that path's operations in table order. */
 const routesOf = (table: Readonly<Record<string, Operation>>): ReadonlyArray<Route> => {

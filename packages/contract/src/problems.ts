@@ -85,9 +85,9 @@ export const PROBLEM_CODES = Object.keys(PROBLEMS) as ReadonlyArray<ProblemCode>
 export type StatusOf<C extends ProblemCode> = (typeof PROBLEMS)[C]["status"]
 
 /** Every code with its status, as a plain record (what the fuzz and a client check an answer against). */
-export const PROBLEM_CODE_STATUS = Object.fromEntries(
-  PROBLEM_CODES.map((code) => [code, PROBLEMS[code].status])
-) as { readonly [C in ProblemCode]: StatusOf<C> }
+export const PROBLEM_CODE_STATUS = Object.fromEntries(PROBLEM_CODES.map((code) => [code, PROBLEMS[code].status])) as {
+  readonly [C in ProblemCode]: StatusOf<C>
+}
 
 /** The codes whose `detail` is one text whatever happened: a problem of one of them needs no detail given. */
 export type FixedDetailCode = {

@@ -1,13 +1,10 @@
+import { defaultPreferenceValues, type Preferences, PreferencesStore, StoreAdmin } from "@accord/domain"
 import {
-  defaultPreferenceValues,
-  makeHttpHandler,
-  PreferencesStore,
-  StoreAdmin,
   type DocsAssets,
   type HttpHandler,
   type HttpHandlerOptions,
   type HttpResponse,
-  type Preferences
+  makeHttpHandler
 } from "@accord/core"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"

@@ -1,4 +1,5 @@
-import { makeHttpHandler, PaymentMethods, StoreAdmin, type HttpRequest, type RateLimiter } from "@accord/core"
+import { PaymentMethods, StoreAdmin } from "@accord/domain"
+import { type HttpRequest, makeHttpHandler, type RateLimiter } from "@accord/core"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { runtimeWithPorts, tokenTableAuthenticator } from "./ports.js"

@@ -1,24 +1,26 @@
 import {
+  type AccordServices,
   Authenticator,
   defaultPreferenceValues,
-  headerValue,
-  makeHttpHandler,
   PasswordHash,
   PasswordHasher,
   PaymentMethods,
   PlanEntries,
+  type Preferences,
   PreferencesStore,
   Principal,
   StoreAdmin,
   Unauthenticated,
   Unavailable,
   UserId,
-  withPortSpans,
-  type AccordServices,
+  withPortSpans
+} from "@accord/domain"
+import {
   type BodyReadResult,
+  headerValue,
   type HttpRequest,
   type HttpTracing,
-  type Preferences,
+  makeHttpHandler,
   type RequestLog
 } from "@accord/core"
 import { describe, expect, it } from "@effect/vitest"

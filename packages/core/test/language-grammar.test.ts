@@ -1,4 +1,4 @@
-import { isWellFormedLanguageTag } from "@accord/contract"
+import { isWellFormedLanguageTag } from "@accord/domain"
 import { describe, expect, it } from "@effect/vitest"
 import { getCanonicalLocales } from "@formatjs/intl-getcanonicallocales"
 import fc from "fast-check"

@@ -1,24 +1,14 @@
+import { NotFound, PaymentMethods, PreconditionFailed, StoreAdmin, Unavailable } from "@accord/domain"
 import {
+  makeOpenApiDocument,
+  OPERATION_DOCS,
+  operations,
   PROBLEM_EXAMPLES,
-  SUCCESS_EXAMPLES,
-  VALIDATION_EXAMPLES,
-  VALIDATION_REQUESTS,
-  type BodyOperationId,
+  validationProblemExample,
+  type ErasedOperationDocs,
   type ProblemCode
 } from "@accord/contract"
-import {
-  makeHttpHandler,
-  makeOpenApiDocument,
-  NotFound,
-  operations,
-  PaymentMethods,
-  PreconditionFailed,
-  problemBody,
-  problems,
-  StoreAdmin,
-  Unavailable,
-  type HttpRequest
-} from "@accord/core"
+import { makeHttpHandler, problem, problemBody, type HttpRequest } from "@accord/core"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
 import { runtimeWithPorts, tokenTableAuthenticator } from "./ports.js"
@@ -101,11 +91,14 @@ const REQUESTS: { readonly [C in keyof typeof PROBLEM_EXAMPLES]?: readonly [Http
 
 /** Refusals Node makes before a request exists (@accord/node): the core's own problem values. */
 const NODE_PROBLEMS = {
-  bad_request: problems.badRequest(),
-  request_timeout: problems.requestTimeout(),
-  headers_too_large: problems.headersTooLarge(),
-  expectation_failed: problems.expectationFailed()
+  bad_request: problem("bad_request"),
+  request_timeout: problem("request_timeout"),
+  headers_too_large: problem("headers_too_large"),
+  expectation_failed: problem("expectation_failed")
 } as const
+
+/** Every operation's docs and examples, their static types erased (the areas' `docs`). */
+const DOCS = OPERATION_DOCS as Readonly<Record<string, ErasedOperationDocs>>
 
 const bodyText = (body: string | Uint8Array | undefined): string =>
   typeof body === "string" ? body : new TextDecoder().decode(body)
@@ -128,22 +121,23 @@ describe("the OpenAPI document's response examples are the server's answers", ()
     expect(Object.keys({ ...REQUESTS, ...NODE_PROBLEMS }).sort()).toEqual(Object.keys(PROBLEM_EXAMPLES).sort())
   })
 
-  it.each(Object.keys(VALIDATION_EXAMPLES) as ReadonlyArray<BodyOperationId>)(
-    "%s: the validation_failed example is the answer to VALIDATION_REQUESTS",
-    async (operationId) => {
-      const operation = operations[operationId]
+  it.each(Object.entries(operations).filter(([, operation]) => operation.body !== undefined))(
+    "%s: the validation_failed example is the answer to its request",
+    async (operationId, operation) => {
+      const example = DOCS[operationId]?.validationExample
+      if (example === undefined) throw new Error(`${operationId} reads a body and has no validation example`)
       const response = await handler({
         method: operation.method,
         path: `/api${operation.path.replace("{id}", "pm_2")}`,
-        ...withBody(JSON_USER, JSON.stringify(VALIDATION_REQUESTS[operationId]))
+        ...withBody(JSON_USER, JSON.stringify(example.request))
       })
       expect(response.status).toBe(400)
-      expect(bodyText(response.body)).toBe(JSON.stringify(VALIDATION_EXAMPLES[operationId]))
+      expect(bodyText(response.body)).toBe(JSON.stringify(validationProblemExample(example)))
     }
   )
 
   it.each(Object.entries(operations))("%s: the success example decodes with its Schema", (operationId, operation) => {
-    const example = SUCCESS_EXAMPLES[operationId as keyof typeof SUCCESS_EXAMPLES]
+    const example = DOCS[operationId]?.successExample
     const decoded = Schema.decodeUnknownExit(operation.success.schema)(example)
     expect(decoded._tag, JSON.stringify(example)).toBe("Success")
   })

@@ -2,7 +2,7 @@ import { createConfig, lintFromString } from "@redocly/openapi-core"
 import { Document, Spectral } from "@stoplight/spectral-core"
 import { Json } from "@stoplight/spectral-parsers"
 import { describe, expect, it } from "@effect/vitest"
-import { makeOpenApiDocument } from "@accord/core"
+import { makeOpenApiDocument } from "@accord/contract"
 import { EXPECTED_WARNINGS, redoclyConfig, spectralRuleset } from "./openapi-lint-rules.js"
 
 // The document as /api/openapi.json serves it. Both linters run in process on this string: no file, no network (the

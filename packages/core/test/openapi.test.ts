@@ -2,15 +2,8 @@ import { readFileSync } from "node:fs"
 import { Validator } from "@seriousme/openapi-schema-validator"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit } from "effect"
-import {
-  apiRoutes,
-  decoderFor,
-  FIELD_ISSUE_CODES,
-  makeOpenApiDocument,
-  operations,
-  PROBLEM_CODES,
-  type Operation
-} from "@accord/core"
+import { decoderFor, FIELD_ISSUE_CODES } from "@accord/domain"
+import { apiRoutes, makeOpenApiDocument, type Operation, operations, PROBLEM_CODES } from "@accord/contract"
 
 interface DocOperation {
   readonly operationId: string

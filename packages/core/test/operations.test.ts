@@ -1,22 +1,23 @@
 import {
-  apiRoutes,
-  DOMAIN_ERROR_CODES,
-  DOMAIN_ERROR_STATUS,
-  errorStatusesOf,
+  type DomainError,
   InsufficientScope,
   NotFound,
+  Unauthenticated,
+  Unavailable,
+  ValidationError
+} from "@accord/domain"
+import {
+  apiRoutes,
+  DOMAIN_ERRORS,
+  errorStatusesOf,
   operations,
   PROBLEM_CODE_STATUS,
   problemCodesOf,
-  problemOf,
-  Unauthenticated,
-  Unavailable,
-  ValidationError,
-  type DomainError,
   type Operation,
   type ProblemCode,
   type ProblemCodeOf
-} from "@accord/core"
+} from "@accord/contract"
+import { problemOf } from "@accord/core"
 import { describe, expect, expectTypeOf, it } from "@effect/vitest"
 import { Schema } from "effect"
 
@@ -149,7 +150,7 @@ describe("problem codes of an operation", () => {
     >()
   })
 
-  it("lists for each domain error the codes problemOf answers it with, at its DOMAIN_ERROR_STATUS", () => {
+  it("lists for each domain error the codes problemOf answers it with, each at its own status", () => {
     const errors: ReadonlyArray<DomainError> = [
       new ValidationError({ issues: [] }),
       new NotFound({ resource: "payment_method" }),
@@ -160,8 +161,7 @@ describe("problem codes of an operation", () => {
     ]
     for (const error of errors) {
       const problem = problemOf(error)
-      expect(DOMAIN_ERROR_CODES[error._tag]).toContain(problem.code)
-      expect(problem.status).toBe(DOMAIN_ERROR_STATUS[error._tag])
+      expect(DOMAIN_ERRORS[error._tag].codes as ReadonlyArray<ProblemCode>).toContain(problem.code)
       expect(PROBLEM_CODE_STATUS[problem.code]).toBe(problem.status)
     }
   })

@@ -1,5 +1,6 @@
 import {
   Authenticator,
+  type ClientId,
   PasswordHasher,
   PaymentMethods,
   PlanEntries,
@@ -7,10 +8,9 @@ import {
   Principal,
   StoreAdmin,
   Unauthenticated,
-  type AccordRuntime,
-  type ClientId,
   type UserId
-} from "@accord/core"
+} from "@accord/domain"
+import type { AccordRuntime } from "@accord/core"
 import { Effect, Layer, ManagedRuntime } from "effect"
 
 /** The ports a test may give; each one it leaves out dies with the test's reason when called (a 500). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { applyPatch, LanguageTag, TimezoneOffset, type Preferences } from "@accord/core"
+import { applyPatch, LanguageTag, type Preferences, TimezoneOffset } from "@accord/domain"
 
 const at = (minutes: number): Date => new Date(Date.UTC(2030, 0, 1, 0, minutes))
 const stored: Preferences = {

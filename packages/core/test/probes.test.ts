@@ -1,5 +1,6 @@
+import { StoreAdmin, Unavailable } from "@accord/domain"
 import { defineOperation } from "@accord/contract"
-import { makeHttpHandler, StoreAdmin, Unavailable, type AccordRuntime, type HttpResponse } from "@accord/core"
+import { type AccordRuntime, type HttpResponse, makeHttpHandler } from "@accord/core"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
 import { runtimeWithPorts } from "./ports.js"

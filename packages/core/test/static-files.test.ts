@@ -1,4 +1,4 @@
-import { makeHttpHandler, type DocsAssets } from "@accord/core"
+import { type DocsAssets, makeHttpHandler } from "@accord/core"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { runtimeWithPorts } from "./ports.js"

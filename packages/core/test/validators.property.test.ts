@@ -4,16 +4,16 @@ import fc from "fast-check"
 import { getCanonicalLocales } from "@formatjs/intl-getcanonicallocales"
 import { readFileSync } from "node:fs"
 import {
-  decodePreferencesPatch,
+  applyPatch,
   decoderFor,
+  defaultPreferenceValues,
   emailKey,
-  PlanEntryBody,
-  PreferencesPatchBody,
-  SetDefaultBody,
-  ValidationError,
   FIELD_ISSUE_CODES,
-  type FieldIssueCode
-} from "@accord/core"
+  type FieldIssueCode,
+  type Preferences,
+  ValidationError
+} from "@accord/domain"
+import { decodePreferencesPatch, PlanEntryBody, PreferencesPatchBody, SetDefaultBody } from "@accord/contract"
 
 const decodePreferences = decoderFor(PreferencesPatchBody)
 const decodePlanEntry = decoderFor(PlanEntryBody)
@@ -147,8 +147,13 @@ describe("email", () => {
 })
 
 describe("language", () => {
-  // The stored form: the body as decoded, then the domain's canonical tag (what a PUT stores and answers).
-  const decodeStored = decodePreferencesPatch
+  // The stored form: the body as decoded, merged by the domain into a record (its canonical tag: what a PUT stores
+  // and answers).
+  const fresh: Preferences = { id: 1, ...defaultPreferenceValues, createdAt: new Date(0), updatedAt: new Date(0) }
+  const decodeStored = (input: unknown) =>
+    Effect.map(decodePreferencesPatch(input), (patch) => ({
+      language: patch.language === undefined ? undefined : applyPatch(fresh, patch, new Date(1)).language
+    }))
 
   const letters = (minLength: number, maxLength: number) => fc.string({ unit: chars(LETTERS), minLength, maxLength })
   const subtag = fc.oneof(

@@ -1,11 +1,11 @@
 import type { IncomingMessage, ServerResponse } from "node:http"
 import type { Readable } from "node:stream"
 import {
-  makeHttpHandler,
   type HttpHandler,
   type HttpHandlerOptions,
   type HttpRequest,
-  type HttpResponse
+  type HttpResponse,
+  makeHttpHandler
 } from "@accord/core"
 import { bodyFullyReceived, nodeBodyNow, nodeRequestBodyReader } from "./body-reader.js"
 

@@ -1,6 +1,6 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from "node:crypto"
 import { Effect, Layer, Redacted, Semaphore } from "effect"
-import { PasswordHash, PasswordHasher, Unavailable } from "@accord/core"
+import { PasswordHash, PasswordHasher, Unavailable } from "@accord/domain"
 
 export interface ScryptHasherOptions {
   /** CPU/memory cost, a power of two. Production minimum (docs/api.md, "Create public plan entry (POST)"): 2^15. */

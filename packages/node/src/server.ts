@@ -1,13 +1,7 @@
 import type { IncomingMessage, RequestListener, Server, ServerOptions, ServerResponse } from "node:http"
 import type { AddressInfo, Socket } from "node:net"
-import {
-  PROBLEM_CONTENT_TYPE,
-  problemBody,
-  problems,
-  REASON_PHRASES,
-  type HttpHandlerOptions,
-  type Problem
-} from "@accord/core"
+import { PROBLEM_CONTENT_TYPE, PROBLEMS, REASON_PHRASES } from "@accord/contract"
+import { problem, problemBody, type HttpHandlerOptions, type Problem } from "@accord/core"
 import { markTimedOut } from "./body-reader.js"
 import { expectsContinue } from "./bridge.js"
 import type { ClientErrorLog, StandaloneServerOptions } from "./standalone.js"
@@ -43,11 +37,13 @@ export const nodeServerOptions = (options: StandaloneServerOptions): ServerOptio
 }
 
 /** Node's refusals of bytes that are not (yet) a request it can hand over; anything else is a 400. */
-const clientErrorProblems: Readonly<Record<string, () => Problem>> = {
-  HPE_HEADER_OVERFLOW: problems.headersTooLarge,
-  HPE_CHUNK_EXTENSIONS_OVERFLOW: problems.chunkExtensionsTooLarge,
-  ERR_HTTP_REQUEST_TIMEOUT: problems.requestTimeout
+const clientErrorProblems: Readonly<Record<string, Problem>> = {
+  HPE_HEADER_OVERFLOW: problem("headers_too_large"),
+  HPE_CHUNK_EXTENSIONS_OVERFLOW: problem("payload_too_large", PROBLEMS.payload_too_large.detail.chunkExtensions),
+  ERR_HTTP_REQUEST_TIMEOUT: problem("request_timeout")
 }
+const BAD_REQUEST = problem("bad_request")
+const EXPECTATION_FAILED = problem("expectation_failed")
 
 /** The headers of a problem answered before the handler, in the handler's order (docs/api.md, "Headers on every response"). */
 const problemHeaders = (requestId: string, body: string): Record<string, string> => ({
@@ -89,13 +85,13 @@ export const answerClientError = (
   const inFlight = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage
   const handled = inFlight === undefined || inFlight === null ? undefined : inFlight.req
   if (socket.writable && (inFlight === undefined || inFlight === null || !inFlight.headersSent)) {
-    const problem = (clientErrorProblems[error.code ?? ""] ?? problems.badRequest)()
+    const refusal = clientErrorProblems[error.code ?? ""] ?? BAD_REQUEST
     const requestId = crypto.randomUUID()
-    socket.write(clientErrorResponse(problem, requestId))
+    socket.write(clientErrorResponse(refusal, requestId))
     // A request the handler holds logs its own line, with this status (its body read reports TimedOut); any other
     // refusal has no request behind it and is logged here: one line per answer (docs/SECURITY.md, item 16).
     if (handled !== undefined && error.code === "ERR_HTTP_REQUEST_TIMEOUT") markTimedOut(handled)
-    else if (handled === undefined) onClientError?.({ requestId, method: undefined, status: problem.status })
+    else if (handled === undefined) onClientError?.({ requestId, method: undefined, status: refusal.status })
   }
   // Without the error (Node passes it): it is answered, and a request still waiting for its body must see a plain
   // close, or Koa's default error listener prints the timeout's stack to stderr.
@@ -228,9 +224,9 @@ export const guardServer = (
         watchOutput(socket)
       })
       if (request.headers.expect !== undefined && !expectsContinue(request)) {
-        refuse(request, response, problems.expectationFailed(), onClientError)
+        refuse(request, response, EXPECTATION_FAILED, onClientError)
       } else if (request.headers.host === undefined && request.httpVersion === "1.1") {
-        refuse(request, response, problems.badRequest(), onClientError)
+        refuse(request, response, BAD_REQUEST, onClientError)
       } else {
         listener(request, response)
       }

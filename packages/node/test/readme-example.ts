@@ -1,5 +1,5 @@
 import { Layer, ManagedRuntime, Schema } from "effect"
-import { Seed } from "@accord/core"
+import { Seed } from "@accord/domain"
 import {
   closeIfBodyUnread,
   makeNodeHttpHandler,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber, Redacted, Result } from "effect"
-import { PasswordHash, PasswordHasher, Unavailable } from "@accord/core"
+import { PasswordHash, PasswordHasher, Unavailable } from "@accord/domain"
 import { makeScryptHasher, ScryptPasswordHasherLive, testScryptCost, type ScryptHasherLoad } from "@accord/node"
 
 const secret = Redacted.make("correct horse battery")

@@ -1,6 +1,6 @@
 import { readFile } from "node:fs/promises"
 import { Result, Schema } from "effect"
-import { Seed, toValidationError, type FieldIssue } from "@accord/core"
+import { type FieldIssue, Seed, toValidationError } from "@accord/domain"
 import { ConfigError } from "./config.js"
 
 const decodeSeed = Schema.decodeUnknownResult(Seed, { errors: "all", onExcessProperty: "error" })

@@ -1,7 +1,8 @@
 import cluster from "node:cluster"
 import { Cause, Effect, Exit, Layer, ManagedRuntime, Redacted } from "effect"
 import type { Logger } from "pino"
-import { StoreAdmin, Unavailable, type AccordRuntime, type Seed, type StoreServices, withPortSpans } from "@accord/core"
+import { type Seed, StoreAdmin, type StoreServices, Unavailable, withPortSpans } from "@accord/domain"
+import type { AccordRuntime } from "@accord/core"
 import {
   productionScryptCost,
   ScryptPasswordHasherLive,

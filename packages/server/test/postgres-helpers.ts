@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto"
 import { Effect, Layer } from "effect"
 import pg from "pg"
-import type { StoreServices } from "@accord/core"
+import type { StoreServices } from "@accord/domain"
 import { PostgresStoreLive } from "@accord/store-postgres"
 
 /** The server the PostgreSQL tests run against; they skip, saying so in their name, when it is not set. */

@@ -7,6 +7,7 @@ import { startExpressServer } from "@accord/adapter-express"
 import { startFetchServer } from "@accord/adapter-fetch/node"
 import { send, startOnRuntime, type RawRequest, type RawResponse, type StartAdapter } from "@accord/conformance"
 import {
+  type AccordServices,
   Authenticator,
   Email,
   emailKey,
@@ -14,10 +15,9 @@ import {
   PaymentMethods,
   PlanEntries,
   PreferencesStore,
-  type AccordRuntime,
-  type AccordServices,
   type SeedInput
-} from "@accord/core"
+} from "@accord/domain"
+import type { AccordRuntime } from "@accord/core"
 import { makeScryptHasher, ScryptPasswordHasherLive, testScryptCost, type RunningServer } from "@accord/node"
 import { MemoryStoreLive } from "@accord/store-memory"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"

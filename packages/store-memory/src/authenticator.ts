@@ -1,5 +1,5 @@
 import { Effect, HashMap, Option, Ref } from "effect"
-import { Authenticator, Principal, Unauthenticated, type ClientId, type UserId } from "@accord/core"
+import { Authenticator, type ClientId, Principal, Unauthenticated, type UserId } from "@accord/domain"
 import { sameDigestBytes, tokenDigestWithBytes } from "@accord/node/token-digest"
 import type { MemoryState, StoredCredential } from "./state.js"
 

@@ -4,10 +4,10 @@ import {
   PaymentMethods,
   PlanEntries,
   PreferencesStore,
-  StoreAdmin,
   type Seed,
+  StoreAdmin,
   type StoreServices
-} from "@accord/core"
+} from "@accord/domain"
 import { makeAuthenticator } from "./authenticator.js"
 import { makePaymentMethods } from "./payment-methods.js"
 import { makePlanEntries } from "./plan-entries.js"

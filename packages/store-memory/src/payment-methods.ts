@@ -2,12 +2,12 @@ import { Effect, HashMap, Option, Ref } from "effect"
 import {
   notBefore,
   NotFound,
-  PaymentMethods,
-  PreconditionFailed,
   type PaymentMethod,
   type PaymentMethodId,
+  PaymentMethods,
+  PreconditionFailed,
   type UserId
-} from "@accord/core"
+} from "@accord/domain"
 import type { MemoryState, PaymentMethodsState } from "./state.js"
 
 /** Payment method ids are ASCII (`[A-Za-z0-9_-]`), so UTF-16 order is code-point order here. */

@@ -1,5 +1,5 @@
 import { Effect, HashMap, Option, Ref } from "effect"
-import { PlanEntries } from "@accord/core"
+import { PlanEntries } from "@accord/domain"
 import type { MemoryState } from "./state.js"
 
 export const makePlanEntries = (state: MemoryState) =>

@@ -1,5 +1,5 @@
 import { HashMap, Option, Ref } from "effect"
-import { defaultPreferenceValues, PreferencesStore, type Preferences, type UserId } from "@accord/core"
+import { defaultPreferenceValues, type Preferences, PreferencesStore, type UserId } from "@accord/domain"
 import type { MemoryState, PreferencesState } from "./state.js"
 
 /** The user's record and the state that holds it, creating the record with the defaults when there is none. */

@@ -1,5 +1,5 @@
 import { Effect, HashMap, Ref } from "effect"
-import type { PaymentMethod, PaymentMethodId, PlanEntry, Preferences, Principal, UserId } from "@accord/core"
+import type { PaymentMethod, PaymentMethodId, PlanEntry, Preferences, Principal, UserId } from "@accord/domain"
 
 /** A credential as the store keeps it: the SHA-256 digest of the token, never the token itself. */
 export interface StoredCredential {

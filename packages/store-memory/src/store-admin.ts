@@ -1,5 +1,5 @@
 import { Clock, Effect, HashMap, Ref } from "effect"
-import { StoreAdmin, type Seed, type SeedReport } from "@accord/core"
+import { type Seed, type SeedReport, StoreAdmin } from "@accord/domain"
 import { addCredentials, type CredentialSeed } from "./authenticator.js"
 import { insertIfAbsent } from "./payment-methods.js"
 import type { MemoryState } from "./state.js"

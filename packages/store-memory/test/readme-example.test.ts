@@ -6,14 +6,8 @@ const log = vi.spyOn(console, "log").mockImplementation(() => undefined)
 
 // README:start
 import { Effect, Layer, Schema } from "effect"
-import {
-  decodePreferencesPatch,
-  Seed,
-  StoreAdmin,
-  toPreferencesView,
-  updateLanguagePreferences,
-  UserId
-} from "@accord/core"
+import { Seed, StoreAdmin, updateLanguagePreferences, UserId } from "@accord/domain"
+import { decodePreferencesPatch, toPreferencesView } from "@accord/contract"
 import { ScryptPasswordHasherLive, testScryptCost } from "@accord/node"
 import { MemoryStoreLive } from "@accord/store-memory"
 

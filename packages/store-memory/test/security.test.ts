@@ -3,7 +3,7 @@ import { describe, expect, it } from "@effect/vitest"
 // vi from "vitest" itself: vitest hoists vi.mock only when it comes from there.
 import { vi } from "vitest"
 import { Effect, HashMap, Layer, Redacted, Ref, Schema } from "effect"
-import { createPublicPlanEntry, Email, PasswordHasher, PlanEntries, Seed, Unauthenticated } from "@accord/core"
+import { createPublicPlanEntry, Email, PasswordHasher, PlanEntries, Seed, Unauthenticated } from "@accord/domain"
 import { ScryptPasswordHasherLive, testScryptCost } from "@accord/node"
 import { makeAuthenticator } from "../src/authenticator.js"
 import { makePlanEntries } from "../src/plan-entries.js"

@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { Unavailable } from "@accord/core"
+import { Unavailable } from "@accord/domain"
 
 /** Socket errors that mean "the server cannot be reached now", not "the statement is wrong". */
 const SOCKET_CODES = new Set([

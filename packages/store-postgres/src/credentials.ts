@@ -3,13 +3,13 @@ import {
   Authenticator,
   ClientId,
   Principal,
-  StoreAdmin,
-  Unauthenticated,
-  UserId,
   type Seed,
   type SeedReport,
-  type Unavailable
-} from "@accord/core"
+  StoreAdmin,
+  Unauthenticated,
+  type Unavailable,
+  UserId
+} from "@accord/domain"
 import { digestsEqual, tokenDigest } from "@accord/node/token-digest"
 import { lockUserDefaults } from "./payment-methods.js"
 import { queryRows, type SqlExecutor } from "./sql-executor.js"

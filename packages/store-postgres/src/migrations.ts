@@ -1,5 +1,5 @@
 import { Data, Effect, Schema } from "effect"
-import type { Unavailable } from "@accord/core"
+import type { Unavailable } from "@accord/domain"
 import { queryRows, type SqlExecutor } from "./sql-executor.js"
 
 /** One step of the schema, applied once, in order of `version`, inside the transaction that records it. */

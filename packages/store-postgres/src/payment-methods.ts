@@ -1,5 +1,12 @@
 import { Effect, Schema } from "effect"
-import { NotFound, PaymentMethodId, PaymentMethods, PreconditionFailed, UserId, type PaymentMethod } from "@accord/core"
+import {
+  NotFound,
+  type PaymentMethod,
+  PaymentMethodId,
+  PaymentMethods,
+  PreconditionFailed,
+  UserId
+} from "@accord/domain"
 import { queryRows, type SqlClient, type SqlExecutor } from "./sql-executor.js"
 
 const COLUMNS = "id, user_id, is_default, created_at, updated_at"

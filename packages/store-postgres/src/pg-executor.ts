@@ -1,6 +1,6 @@
 import { Effect, Exit } from "effect"
 import type pg from "pg"
-import type { Unavailable } from "@accord/core"
+import type { Unavailable } from "@accord/domain"
 import { DatabaseTimeout, fromDriverError, isConnectionError } from "./connection-errors.js"
 import type { SqlClient, SqlExecutor } from "./sql-executor.js"
 

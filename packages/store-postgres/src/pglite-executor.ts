@@ -1,5 +1,5 @@
 import { Effect, Exit, Semaphore } from "effect"
-import type { Unavailable } from "@accord/core"
+import type { Unavailable } from "@accord/domain"
 import { fromDriverError, isStoreFull, storeFull, storeUnreachable } from "./connection-errors.js"
 import type { SqlClient, SqlExecutor } from "./sql-executor.js"
 

@@ -1,5 +1,5 @@
 import { Effect, Schema } from "effect"
-import { Email, PasswordHash, PlanEntries } from "@accord/core"
+import { Email, PasswordHash, PlanEntries } from "@accord/domain"
 import { queryRows, type SqlExecutor } from "./sql-executor.js"
 
 const planEntryRows = queryRows(

@@ -2,11 +2,11 @@ import { Effect, Schema } from "effect"
 import {
   defaultPreferenceValues,
   LanguageTag,
+  type Preferences,
   PreferencesStore,
   TimezoneOffset,
-  type Preferences,
   type UserId
-} from "@accord/core"
+} from "@accord/domain"
 import { queryRows, type SqlClient, type SqlExecutor } from "./sql-executor.js"
 
 const COLUMNS = "id, language, timezone, mfa_enabled, created_at, updated_at"

@@ -1,5 +1,5 @@
 import { Effect, Schema } from "effect"
-import type { Unavailable } from "@accord/core"
+import type { Unavailable } from "@accord/domain"
 
 /** One connection's worth of statements: a single SQL statement with `$n` parameters, rows as the driver gives them. */
 export interface SqlClient {

@@ -6,7 +6,7 @@ import {
   PreferencesStore,
   StoreAdmin,
   type StoreServices
-} from "@accord/core"
+} from "@accord/domain"
 import { makeAuthenticator, makeStoreAdmin } from "./credentials.js"
 import { makePaymentMethods } from "./payment-methods.js"
 import { makePlanEntries } from "./plan-entries.js"

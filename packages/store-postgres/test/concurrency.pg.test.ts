@@ -11,7 +11,7 @@ import {
   StoreAdmin,
   TimezoneOffset,
   UserId
-} from "@accord/core"
+} from "@accord/domain"
 import { makePgPool, makePoolExecutor, PostgresStoreLive } from "@accord/store-postgres"
 import { lockUserDefaults } from "../src/payment-methods.js"
 import { adminQuery, databaseUrl, dropSchemaOnClose, freshSchema, skipReason } from "./postgres-helpers.js"

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Cause, Effect, Exit, Result } from "effect"
-import { Unavailable } from "@accord/core"
+import { Unavailable } from "@accord/domain"
 import { DatabaseTimeout, fromDriverError, isConnectionError, isStoreFull } from "@accord/store-postgres"
 
 const withCode = (message: string, code: string) => Object.assign(new Error(message), { code })

@@ -18,7 +18,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Layer } from "effect"
-import { StoreAdmin } from "@accord/core"
+import { StoreAdmin } from "@accord/domain"
 import { DATA_DIR_LOCK_FILE, DataDirInUse, DataDirUnusable, PgliteStoreLive } from "@accord/store-postgres"
 import { holdDataDir } from "../src/data-dir.js"
 

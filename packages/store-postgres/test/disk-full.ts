@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { Email, emailKey, PasswordHash, type PlanEntry } from "@accord/core"
+import { Email, emailKey, PasswordHash, type PlanEntry } from "@accord/domain"
 
 // A full disk, as PostgreSQL reports it (SQLSTATE 53100 disk_full; PGlite's words when a table cannot grow), raised by
 // triggers so that the stores' handling of it is tested everywhere, without filling a disk (docs/SECURITY.md, item 36).

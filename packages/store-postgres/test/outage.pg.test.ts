@@ -9,11 +9,11 @@ import {
   PreferencesStore,
   Seed,
   StoreAdmin,
+  type StoreServices,
   TimezoneOffset,
   Unavailable,
-  UserId,
-  type StoreServices
-} from "@accord/core"
+  UserId
+} from "@accord/domain"
 import { startTcpProxy, viaProxy } from "@accord/conformance"
 import {
   DatabaseTimeout,

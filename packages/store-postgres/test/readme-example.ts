@@ -1,4 +1,4 @@
-import { PaymentMethodId, PaymentMethods, PreferencesStore, Seed, StoreAdmin, UserId } from "@accord/core"
+import { PaymentMethodId, PaymentMethods, PreferencesStore, Seed, StoreAdmin, UserId } from "@accord/domain"
 import { PgliteStoreLive } from "@accord/store-postgres"
 import { Effect, Schema } from "effect"
 

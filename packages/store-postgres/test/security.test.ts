@@ -14,7 +14,7 @@ import {
   Seed,
   StoreAdmin,
   Unauthenticated
-} from "@accord/core"
+} from "@accord/domain"
 import { ScryptPasswordHasherLive, testScryptCost } from "@accord/node"
 import { makePgliteExecutor, SqlStoreLive, type SqlExecutor } from "@accord/store-postgres"
 

@@ -15,9 +15,9 @@ import {
   PreferencesStore,
   Seed,
   StoreAdmin,
-  UserId,
-  type StoreServices
-} from "@accord/core"
+  type StoreServices,
+  UserId
+} from "@accord/domain"
 import { PgliteStoreLive } from "@accord/store-postgres"
 import { databaseUrl, skipReason, storeInFreshSchema } from "./postgres-helpers.js"
 

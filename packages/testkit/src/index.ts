@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto"
-import { PaymentMethods, Seed, type AccordRuntime, type ClientId, type PaymentMethod, type UserId } from "@accord/core"
+import { type ClientId, type PaymentMethod, PaymentMethods, Seed, type UserId } from "@accord/domain"
+import type { AccordRuntime } from "@accord/core"
 import { ScryptPasswordHasherLive, testScryptCost, type ScryptHasherOptions } from "@accord/node"
 import { makeMemoryStore } from "@accord/store-memory"
 import { Effect, Layer, ManagedRuntime, Result, Schema } from "effect"

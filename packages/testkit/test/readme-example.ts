@@ -1,4 +1,5 @@
-import { Authenticator, decodePreferencesPatch, updateLanguagePreferences, type UserId } from "@accord/core"
+import { Authenticator, updateLanguagePreferences, type UserId } from "@accord/domain"
+import { decodePreferencesPatch } from "@accord/contract"
 import { makeAccordTestKit } from "@accord/testkit"
 import { Effect } from "effect"
 

@@ -2,18 +2,17 @@ import { afterEach, describe, expect, it } from "@effect/vitest"
 import {
   Authenticator,
   createPublicPlanEntry,
-  decodePreferencesPatch,
   getLanguagePreferences,
   isWellFormedToken,
   listPaymentMethods,
   PaymentMethodId,
   PlanEntries,
-  PlanEntryBody,
   Principal,
   setDefaultPaymentMethod,
   updateLanguagePreferences,
   UserId
-} from "@accord/core"
+} from "@accord/domain"
+import { decodePreferencesPatch, PlanEntryBody } from "@accord/contract"
 import { Effect, Schema } from "effect"
 import { makeAccordTestKit, type AccordTestKit } from "@accord/testkit"
 

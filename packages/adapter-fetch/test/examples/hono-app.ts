@@ -1,6 +1,6 @@
 import { Hono } from "hono"
 import { Layer, ManagedRuntime, Schema } from "effect"
-import { Seed } from "@accord/core"
+import { Seed } from "@accord/domain"
 import { ScryptPasswordHasherLive } from "@accord/node"
 import { makeMemoryStore } from "@accord/store-memory"
 import { makeFetchHandler } from "@accord/adapter-fetch"

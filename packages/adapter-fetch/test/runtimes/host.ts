@@ -1,5 +1,5 @@
 import { makeFetchHandler } from "@accord/adapter-fetch"
-import { Seed } from "@accord/core"
+import { Seed } from "@accord/domain"
 import { ScryptPasswordHasherLive, testScryptCost } from "@accord/node"
 import { makeMemoryStore } from "@accord/store-memory"
 import { Layer, ManagedRuntime, Schema } from "effect"

@@ -1,4 +1,4 @@
-import type { SeedInput } from "@accord/core"
+import type { SeedInput } from "@accord/domain"
 import { randomBytes } from "node:crypto"
 import { randomSuffix, randomToken } from "../paths.js"
 import { auditTarget, type AuditTarget } from "./audit.js"

@@ -1,4 +1,4 @@
-import type { SeedInput } from "@accord/core"
+import type { SeedInput } from "@accord/domain"
 import fc from "fast-check"
 import { createHash } from "node:crypto"
 import { METHODS } from "node:http"

@@ -1,4 +1,5 @@
-import { FIELD_ISSUE_CODES, PROBLEM_CODE_STATUS } from "@accord/contract"
+import { FIELD_ISSUE_CODES } from "@accord/domain"
+import { PROBLEM_CODE_STATUS } from "@accord/contract"
 import { reasonPhrases, REQUEST_ID_PATTERN, TIMESTAMP_PATTERN } from "../paths.js"
 import type { RawResponse } from "../raw-http.js"
 import { parseWire } from "../raw-socket.js"

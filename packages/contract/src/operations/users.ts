@@ -1,11 +1,5 @@
 import type { Preferences, PreferencesPatch } from "@accord/domain"
-import {
-  decoderFor,
-  describedAs,
-  LanguageTagInput,
-  TimezoneOffset,
-  type ValidationError
-} from "@accord/domain/values"
+import { decoderFor, describedAs, LanguageTagInput, TimezoneOffset, type ValidationError } from "@accord/domain/values"
 import { Effect, Schema } from "effect"
 import { defineOperation, type DocsOf } from "../operation.js"
 import { StrictBoolean } from "../wire/boolean.js"
@@ -78,7 +72,8 @@ export const toPatch = (body: PreferencesPatchBody): PreferencesPatch => {
   return patch
 }
 
-const decodePatchBody = decoderFor(PreferencesPatchBody)
+// Compiled once, where it is called: a module that only names the Schema (a client's) keeps no decoder.
+const decodePatchBody = /* @__PURE__ */ decoderFor(PreferencesPatchBody)
 
 /** Wire JSON (a PUT body) to a checked patch, for callers outside HTTP; the handler decodes the same Schema. */
 export const decodePreferencesPatch = (input: unknown): Effect.Effect<PreferencesPatch, ValidationError> =>

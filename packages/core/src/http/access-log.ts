@@ -1,6 +1,5 @@
 import { loggedPath } from "./logged-path.js"
-import type { Answer } from "./respond.js"
-import type { Answerer } from "./server-span.js"
+import type { NeutralHandler, Reply } from "./reply.js"
 import type { HttpHandler, HttpHandlerOptions, HttpRequest, HttpResponse, RequestLog } from "./types.js"
 
 /**
@@ -13,7 +12,7 @@ const toMicrosecond = (ms: number): number => Math.round(ms * 1000) / 1000
 /** The log line of an answer: the route it matched, else the path as a log may carry it (`loggedPath`). */
 const requestLog = (
   request: HttpRequest,
-  { requestId, route, response, traceId }: Answer,
+  { requestId, route, response, traceId }: Reply,
   durationMs: number,
   knownSegments: ReadonlySet<string>
 ): RequestLog => {
@@ -30,19 +29,19 @@ const requestLog = (
  */
 export const withAccessLog =
   (
-    answer: Answerer,
+    inner: NeutralHandler,
     { onRequest, onResponse }: Pick<HttpHandlerOptions, "onRequest" | "onResponse">,
     knownSegments: ReadonlySet<string>
   ): HttpHandler =>
   (request) => {
     const started = performance.now()
-    const finish = (answered: Answer): HttpResponse => {
-      onResponse?.(requestLog(request, answered, toMicrosecond(performance.now() - started), knownSegments))
-      return answered.response
+    const finish = (reply: Reply): HttpResponse => {
+      onResponse?.(requestLog(request, reply, toMicrosecond(performance.now() - started), knownSegments))
+      return reply.response
     }
     try {
       onRequest?.()
-      const pending = answer(request)
+      const pending = inner(request)
       return pending instanceof Promise ? pending.then(finish) : Promise.resolve(finish(pending))
     } catch (error) {
       return Promise.reject(error instanceof Error ? error : new Error(String(error)))

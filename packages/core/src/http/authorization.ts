@@ -1,4 +1,4 @@
-import { isWellFormedToken } from "../domain/token.js"
+import { isWellFormedToken } from "@accord/domain"
 
 export type Credential =
   { readonly _tag: "Missing" } | { readonly _tag: "Malformed" } | { readonly _tag: "Token"; readonly token: string }

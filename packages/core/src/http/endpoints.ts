@@ -1,9 +1,9 @@
 import { apiRoutes, makeOpenApiDocument } from "@accord/contract"
+import { resultDecoderFor, type DomainError } from "@accord/domain"
 import { Effect, type Result } from "effect"
-import { pathParamsDecoderFor, resultDecoderFor } from "../domain/decode.js"
-import type { DomainError } from "../domain/errors.js"
+import { bindRoutes, type BoundOperation, type Implementations } from "./implementation.js"
+import { pathParamsDecoderFor } from "./path-params.js"
 import { compileRouter, type PathMatch } from "./router.js"
-import { boundRoutes, type BoundOperation } from "./implementation.js"
 import type { DocsAssets, StaticAsset } from "./types.js"
 
 export const JSON_TYPE = "application/json; charset=utf-8"
@@ -45,10 +45,15 @@ export interface Endpoints {
 }
 
 /**
- * The route table compiled for one handler: the operations, the OpenAPI document and the API reference's files, under
- * `prefix` (already without its trailing slash).
+ * The route table compiled for one handler: the operations bound to `implementations`, the OpenAPI document and the
+ * API reference's files, under `prefix` (already without its trailing slash).
  */
-export const compileEndpoints = (prefix: string, docs: DocsAssets, traced: boolean): Endpoints => {
+export const compileEndpoints = (
+  prefix: string,
+  implementations: Implementations,
+  docs: DocsAssets,
+  traced: boolean
+): Endpoints => {
   let openApi: StaticAsset | undefined
   const openApiDocument = (): StaticAsset =>
     (openApi ??= {
@@ -58,7 +63,7 @@ export const compileEndpoints = (prefix: string, docs: DocsAssets, traced: boole
   const fileEndpoint = (file: (params: Readonly<Record<string, string>>) => StaticAsset | undefined) =>
     new Map<string, Endpoint>([["GET", { kind: "file", file }]])
   const match = compileRouter<Endpoint>(prefix, [
-    ...boundRoutes.map((api) => ({
+    ...bindRoutes(implementations).map((api) => ({
       path: api.path,
       exact: api.exact,
       endpoints: new Map(

@@ -1,27 +1,26 @@
+import { PROBLEMS, type Operation } from "@accord/contract"
+import {
+  Authenticator,
+  InsufficientScope,
+  Unauthenticated,
+  type AccordServices,
+  type DomainError,
+  type Principal
+} from "@accord/domain"
 import { Cause, Effect, Exit, Result, type Tracer } from "effect"
-import { InsufficientScope, Unauthenticated, type DomainError } from "../domain/errors.js"
-import type { Principal } from "../domain/principal.js"
-import { Authenticator } from "../ports/authenticator.js"
+import { accordImplementations } from "../implementations.js"
 import { withAccessLog } from "./access-log.js"
 import { readCredential } from "./authorization.js"
 import { entityTagOf, ifNoneMatchMatches, readEntityTagCondition } from "./conditional.js"
 import { corsOriginOf, isPreflight, preflightHeaders } from "./cors.js"
 import { compileEndpoints, NO_STACK_TRACE, type Endpoints } from "./endpoints.js"
 import { headerValue } from "./header-value.js"
-import { problems } from "./problem.js"
+import { problem } from "./problem.js"
 import { rateLimitHeaders, type RateLimiter } from "./rate-limit.js"
 import { bodyHeadersRefusal, header, jsonBody, sentBodyReader, type JsonBody } from "./request-body.js"
-import { Responder, type Answer } from "./respond.js"
-import type { Operation } from "@accord/contract"
-import { withServerSpan, type Answerer } from "./server-span.js"
-import type {
-  AccordRuntime,
-  AccordServices,
-  BodyReadResult,
-  HttpHandler,
-  HttpHandlerOptions,
-  HttpRequest
-} from "./types.js"
+import { Responder, type NeutralHandler, type Reply } from "./reply.js"
+import { withServerSpan } from "./server-span.js"
+import type { AccordRuntime, BodyReadResult, HttpHandler, HttpHandlerOptions, HttpRequest } from "./types.js"
 
 export const DEFAULT_PREFIX = "/api"
 export const DEFAULT_BODY_LIMIT = 16_384
@@ -34,11 +33,13 @@ const NO_CALLER = Effect.succeed(undefined)
 const MISSING_CREDENTIAL = Effect.fail(new Unauthenticated({ reason: "missing" }))
 const INVALID_CREDENTIAL = Effect.fail(new Unauthenticated({ reason: "invalid_token" }))
 const FORBIDDEN = new InsufficientScope()
-const DRAINING = problems.draining()
+const DRAINING = problem("unavailable", PROBLEMS.unavailable.detail.draining, { "retry-after": "1" })
 const NOTHING_READ: BodyReadResult = { _tag: "Read", bytes: new Uint8Array(0) }
 const NO_JSON: JsonBody = { ok: true, json: undefined }
 const NO_INPUT: Result.Result<undefined> = Result.succeed(undefined)
-const PRECONDITION_REQUIRED = problems.preconditionRequired()
+const PRECONDITION_REQUIRED = problem("precondition_required")
+const NOT_FOUND = problem("not_found")
+const INTERNAL = problem("internal")
 
 const isWrite = (operation: Operation): boolean =>
   operation.conditional === "ifMatch" || operation.conditional === "ifMatchRequirable"
@@ -57,6 +58,9 @@ const authenticate = (
   if (credential._tag === "Malformed") return INVALID_CREDENTIAL
   return Authenticator.use((authenticator) => authenticator.authenticate(credential.token))
 }
+
+/** 429 with the seconds the credential must wait (docs/api.md, "Rate limit"). */
+const rateLimited = (waitSeconds: number) => problem("rate_limited", undefined, { "retry-after": String(waitSeconds) })
 
 /** No wait, no rate-limit headers: no limiter, a public operation, or a limiter that cannot tell its quota. */
 const NOT_LIMITED: RateLimitStep = { waitSeconds: 0, headers: undefined }
@@ -116,12 +120,13 @@ const neutralHandler = (
   endpoints: Endpoints,
   maxPathLength: number,
   routeOf: (request: HttpRequest) => string | undefined
-): Answerer => {
+): NeutralHandler => {
   const { runtime, rateLimit, isDraining, onInternalError } = options
   const requireIfMatch = options.requireIfMatch === true
   const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT
   const corsOn = options.corsOrigins !== undefined
   const corsOrigin = corsOriginOf(options.corsOrigins)
+  const uriTooLong = problem("uri_too_long", PROBLEMS.uri_too_long.detail.overLimit(maxPathLength))
 
   /**
    * The order of checks (docs/api.md, "Errors"), one early return each. Run eagerly: the checks before the first port
@@ -133,9 +138,9 @@ const neutralHandler = (
    */
   const checks = Effect.fnUntracedEager(function* (request: HttpRequest, responder: Responder) {
     let respond = responder
-    if (request.path.length > maxPathLength) return respond.problem(problems.uriTooLong(maxPathLength)) // 414
+    if (request.path.length > maxPathLength) return respond.problem(uriTooLong) // 414
     const match = endpoints.match(request.path)
-    if (match === undefined) return respond.problem(problems.notFound()) // 404
+    if (match === undefined) return respond.problem(NOT_FOUND) // 404
     const { template: route, allow, endpoints: methods } = match.route
     if (request.method === "OPTIONS") {
       if (!isPreflight(request)) return respond.empty(204, { allow }, route) // 204
@@ -146,7 +151,7 @@ const neutralHandler = (
       return respond.empty(204, preflight, route) // 204, CORS preflight
     }
     const endpoint = methods.get(request.method === "HEAD" ? "GET" : request.method)
-    if (endpoint === undefined) return respond.problem(problems.methodNotAllowed(allow), route) // 405
+    if (endpoint === undefined) return respond.problem(problem("method_not_allowed", undefined, { allow }), route) // 405
     if (endpoint.kind === "file") return respond.file(endpoint.file(match.params), route, request.headers) // 200, 304, 404
     const { operation, decodeBody, decodeParams, run } = endpoint.compiled
     if (operation.unavailableWhileDraining && isDraining?.() === true) return respond.problem(DRAINING, route) // 503
@@ -155,7 +160,7 @@ const neutralHandler = (
     const limited = yield* rateLimitStep(rateLimit, caller.success)
     // Every answer from here on carries the quota the limiter told (docs/api.md, "Rate limit").
     if (limited.headers !== undefined) respond = respond.withHeaders(limited.headers)
-    if (limited.waitSeconds > 0) return respond.problem(problems.rateLimited(limited.waitSeconds), route) // 429
+    if (limited.waitSeconds > 0) return respond.problem(rateLimited(limited.waitSeconds), route) // 429
     if (operation.access === "user" && caller.success?._tag !== "User") return respond.error(FORBIDDEN, route) // 403
     // A conditional write's If-Match, checked by the use case in the same atomic step as its write (412).
     const ifMatch = isWrite(operation) ? readEntityTagCondition(headerValue(request.headers, "if-match")) : undefined
@@ -183,14 +188,14 @@ const neutralHandler = (
       const ifNoneMatch = readEntityTagCondition(headerValue(request.headers, "if-none-match"))
       if (ifNoneMatch !== undefined && ifNoneMatchMatches(ifNoneMatch, etag)) return respond.empty(304, { etag }, route) // 304
     }
-    return respond.tagged(operation.success.status, text, etag, route) // 200
+    return respond.jsonWithEtag(operation.success.status, text, etag, route) // 200
   })
 
   /**
    * An exit's answer. Interrupted is the host disposing the runtime (a drain's end): the drain's 503, not a 500
    * (docs/api.md, "Probes"). Anything else is a defect, thrown for the 500.
    */
-  const answerOf = (exit: Exit.Exit<Answer, unknown>, request: HttpRequest, respond: Responder): Answer => {
+  const replyOf = (exit: Exit.Exit<Reply, unknown>, request: HttpRequest, respond: Responder): Reply => {
     if (Exit.isSuccess(exit)) return exit.value
     if (Cause.hasInterruptsOnly(exit.cause)) return respond.problem(DRAINING, routeOf(request))
     throw Cause.squash(exit.cause)
@@ -200,15 +205,15 @@ const neutralHandler = (
     const incomingId = header(request, "x-request-id")
     const requestId = incomingId !== undefined && REQUEST_ID.test(incomingId) ? incomingId : crypto.randomUUID()
     const respond = new Responder(requestId, request.method === "HEAD", corsOn, corsOrigin(request))
-    const internal = (cause: unknown): Answer => {
+    const internal = (cause: unknown): Reply => {
       onInternalError?.(requestId, cause)
-      return respond.problem(problems.internal())
+      return respond.problem(INTERNAL)
     }
     try {
       const exit = runNow(runtime, checks(request, respond), parent)
       return exit instanceof Promise
-        ? exit.then((exit) => answerOf(exit, request, respond)).catch(internal)
-        : answerOf(exit, request, respond)
+        ? exit.then((exit) => replyOf(exit, request, respond)).catch(internal)
+        : replyOf(exit, request, respond)
     } catch (cause) {
       return internal(cause)
     }
@@ -225,13 +230,14 @@ export const makeHttpHandler = (options: HttpHandlerOptions): HttpHandler => {
   const maxPathLength = options.maxPathLength ?? DEFAULT_MAX_PATH_LENGTH
   const endpoints = compileEndpoints(
     prefix.endsWith("/") ? prefix.slice(0, -1) : prefix,
+    options.implementations ?? accordImplementations,
     options.docs ?? new Map(),
     options.tracing !== undefined
   )
   /** The route a request is answered under, known before its answer (a span's name) or without it (an interrupt's). */
   const routeOf = (request: HttpRequest): string | undefined =>
     request.path.length > maxPathLength ? undefined : endpoints.match(request.path)?.route.template
-  const answer = neutralHandler(options, endpoints, maxPathLength, routeOf)
-  const traced = options.tracing === undefined ? answer : withServerSpan(answer, options.tracing, routeOf)
+  const neutral = neutralHandler(options, endpoints, maxPathLength, routeOf)
+  const traced = options.tracing === undefined ? neutral : withServerSpan(neutral, options.tracing, routeOf)
   return withAccessLog(traced, options, endpoints.knownSegments)
 }

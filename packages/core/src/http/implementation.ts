@@ -9,17 +9,9 @@ import {
   type Route,
   type TypedOperation
 } from "@accord/contract"
-import { Effect } from "effect"
-import type { DomainError } from "../domain/errors.js"
-import type { UserId } from "../domain/ids.js"
-import type { Principal } from "../domain/principal.js"
-import { StoreAdmin } from "../ports/store-admin.js"
-import { createPublicPlanEntry } from "../use-cases/create-public-plan-entry.js"
-import { getLanguagePreferences, updateLanguagePreferences } from "../use-cases/language-preferences.js"
-import { listPaymentMethods, setDefaultPaymentMethod } from "../use-cases/payment-methods.js"
+import type { AccordServices, DomainError, Principal, UserId } from "@accord/domain"
+import type { Effect } from "effect"
 import { entityTagOfValue, ifMatchHolds, type EntityTagCondition } from "./conditional.js"
-import type { AccordServices } from "./types.js"
-import { toPatch, toPaymentMethodView, toPlanEntryView, toPreferencesView } from "./wire.js"
 
 /** What an implementation is given about its caller, by the operation's access. */
 export type CallerOf<A extends Access> = A extends "public" ? undefined : A extends "user" ? UserId : Principal
@@ -36,7 +28,7 @@ export interface InputOf<O extends TypedOperation> {
  * An If-Match as a condition on the record the write starts from: its representation (`toView`, as the handler would
  * answer it) must have a matching strong entity tag. Undefined: unconditional.
  */
-const ifMatchOn = <R>(
+export const ifMatchOn = <R>(
   ifMatch: EntityTagCondition | undefined,
   toView: (record: R) => unknown
 ): ((current: R) => boolean) | undefined =>
@@ -59,31 +51,6 @@ export type Implementation<O extends TypedOperation> = (
  * unknown one, and an input, output or error that does not match the operation's declaration.
  */
 export type Implementations = { readonly [Id in OperationId]: Implementation<Operations[Id]> }
-
-const HEALTHY = { status: "ok" } as const
-const LIVE = Effect.succeed(HEALTHY)
-const pingStore = Effect.flatMap(StoreAdmin, (admin) => Effect.as(admin.ping, HEALTHY))
-
-/** Accord's implementation map: each operation of @accord/contract bound to its use case. */
-export const implementations: Implementations = {
-  createPublicPlanEntry: (_caller, { body }) => Effect.map(createPublicPlanEntry(body), toPlanEntryView),
-  getLanguagePreferences: (userId) => Effect.map(getLanguagePreferences(userId), toPreferencesView),
-  updateLanguagePreferences: (userId, { body, ifMatch }) =>
-    Effect.map(
-      updateLanguagePreferences(userId, toPatch(body), ifMatchOn(ifMatch, toPreferencesView)),
-      toPreferencesView
-    ),
-  listPaymentMethods: (userId) =>
-    Effect.map(listPaymentMethods(userId), (methods) => ({ data: methods.map(toPaymentMethodView) })),
-  setDefaultPaymentMethod: (userId, { params, ifMatch }) =>
-    Effect.map(
-      setDefaultPaymentMethod(userId, params.id, ifMatchOn(ifMatch, toPaymentMethodView)),
-      toPaymentMethodView
-    ),
-  health: () => pingStore,
-  liveness: () => LIVE,
-  readiness: () => pingStore
-}
 
 /**
  * An operation of the contract with its implementation, types erased: what the handler routes and runs. The handler
@@ -113,7 +80,7 @@ const userIdOf = (caller: Principal | undefined): UserId | undefined =>
   caller?._tag === "User" ? caller.userId : undefined
 
 /** Gives the implementation its caller as `CallerOf` the operation's access says. */
-const bind = (operation: Operation): BoundOperation => {
+const bind = (operation: Operation, implementations: Implementations): BoundOperation => {
   const implementation = (implementations as Readonly<Record<string, ErasedImplementation | undefined>>)[
     operation.operationId
   ]
@@ -127,9 +94,10 @@ const bind = (operation: Operation): BoundOperation => {
   return { ...operation, run }
 }
 
-/** The contract's routes with every operation bound to its implementation: what the handler compiles. */
-export const boundRoutes: ReadonlyArray<Route<BoundOperation>> = apiRoutes.map((route) => ({
-  path: route.path,
-  exact: route.exact,
-  operations: route.operations.map(bind)
-}))
+/** The contract's routes with every operation bound to its implementation in `implementations`: what a handler compiles. */
+export const bindRoutes = (implementations: Implementations): ReadonlyArray<Route<BoundOperation>> =>
+  apiRoutes.map((route) => ({
+    path: route.path,
+    exact: route.exact,
+    operations: route.operations.map((operation) => bind(operation, implementations))
+  }))

@@ -1,3 +1,7 @@
+import { PROBLEMS } from "@accord/contract"
+
+const DETAIL = PROBLEMS.invalid_json.detail
+
 /**
  * Strict JSON reading of request bodies, done once in core so every adapter rejects the same inputs
  * (docs/api.md, "Precise rules": invalid UTF-8, a byte-order mark, duplicate keys, prototype keys, nesting over 32).
@@ -16,7 +20,8 @@ const fail = (detail: string): JsonReadResult => ({ ok: false, detail })
 /**
  * Walks already-valid JSON text once to find what JSON.parse silently accepts: duplicate keys (it keeps the last),
  * prototype-pollution keys and excessive depth. Valid syntax lets this scanner stay small: it only needs to know
- * where strings start and end and which strings are object keys.
+ * where strings start and end and which strings are object keys. The answer is the problem's detail, which names no
+ * key: a problem never carries what the client sent (docs/api.md, "Errors").
  */
 const structuralProblem = (text: string): string | undefined => {
   const keysPerObject: Array<Set<string> | undefined> = []
@@ -25,7 +30,7 @@ const structuralProblem = (text: string): string | undefined => {
     const char = text.charCodeAt(i)
     if (char === 0x7b /* { */ || char === 0x5b /* [ */) {
       keysPerObject.push(char === 0x7b ? new Set() : undefined)
-      if (keysPerObject.length > MAX_JSON_DEPTH) return `JSON nesting is deeper than ${MAX_JSON_DEPTH} levels`
+      if (keysPerObject.length > MAX_JSON_DEPTH) return DETAIL.tooDeep(MAX_JSON_DEPTH)
       expectingKey = char === 0x7b
     } else if (char === 0x7d /* } */ || char === 0x5d /* ] */) {
       keysPerObject.pop()
@@ -45,9 +50,9 @@ const structuralProblem = (text: string): string | undefined => {
       if (!expectingKey) continue
       expectingKey = false
       const key = escaped ? (JSON.parse(text.slice(start, i + 1)) as string) : text.slice(start + 1, i)
-      if (FORBIDDEN_KEYS.has(key)) return `the key "${key}" is not allowed`
+      if (FORBIDDEN_KEYS.has(key)) return DETAIL.forbiddenKey
       const keys = keysPerObject[keysPerObject.length - 1]
-      if (keys?.has(key)) return `the key "${key}" appears more than once in one object`
+      if (keys?.has(key)) return DETAIL.repeatedKey
       keys?.add(key)
     }
   }
@@ -59,16 +64,16 @@ export const readJson = (bytes: Uint8Array): JsonReadResult => {
   try {
     text = utf8.decode(bytes)
   } catch {
-    return fail("The body is not valid UTF-8.")
+    return fail(DETAIL.notUtf8)
   }
   let value: unknown
   try {
     value = JSON.parse(text)
   } catch {
-    return fail("The body is not valid JSON.")
+    return fail(DETAIL.notJson)
   }
   const problem = structuralProblem(text)
-  return problem === undefined ? { ok: true, value } : fail(`The body is not acceptable JSON: ${problem}.`)
+  return problem === undefined ? { ok: true, value } : fail(problem)
 }
 
 export const isJsonObject = (value: unknown): value is Record<string, unknown> =>

@@ -1,12 +1,7 @@
-import {
-  DOMAIN_ERROR_STATUS,
-  PROBLEM_DETAILS as DETAILS,
-  REASON_PHRASES,
-  type FieldIssue,
-  type ProblemCode
-} from "@accord/contract"
-import type { DomainError } from "../domain/errors.js"
+import { PROBLEMS, REASON_PHRASES, type FixedDetailCode, type ProblemCode } from "@accord/contract"
+import type { DomainError, FieldIssue } from "@accord/domain"
 
+/** A problem in the making: its code, the status the contract gives that code, and its detail. */
 export interface Problem {
   readonly status: number
   readonly code: ProblemCode
@@ -16,86 +11,23 @@ export interface Problem {
   readonly headers?: Readonly<Record<string, string>>
 }
 
-const REALM = 'Bearer realm="api"'
+type Headers = Readonly<Record<string, string>>
 
-export const problems = {
-  invalidJson: (detail: string): Problem => ({ status: 400, code: "invalid_json", detail }),
-  bodyRequired: (): Problem => ({ status: 400, code: "invalid_json", detail: DETAILS.bodyRequired }),
-  invalidBody: (): Problem => ({ status: 400, code: "invalid_body", detail: DETAILS.invalidBody }),
-  notFound: (): Problem => ({ status: 404, code: "not_found", detail: DETAILS.notFound }),
-  methodNotAllowed: (allow: string): Problem => ({
-    status: 405,
-    code: "method_not_allowed",
-    detail: DETAILS.methodNotAllowed,
-    headers: { allow }
-  }),
-  payloadTooLarge: (limit: number): Problem => ({
-    status: 413,
-    code: "payload_too_large",
-    detail: DETAILS.payloadTooLarge(limit)
-  }),
-  transferCodingNotImplemented: (coding: string): Problem => ({
-    status: 501,
-    code: "not_implemented",
-    detail: DETAILS.transferCodingNotImplemented(coding)
-  }),
-  unsupportedMediaType: (): Problem => ({
-    status: 415,
-    code: "unsupported_media_type",
-    detail: DETAILS.unsupportedMediaType
-  }),
-  uriTooLong: (max: number): Problem => ({
-    status: 414,
-    code: "uri_too_long",
-    detail: DETAILS.uriTooLong(max)
-  }),
-  rateLimited: (retryAfterSeconds: number): Problem => ({
-    status: 429,
-    code: "rate_limited",
-    detail: DETAILS.rateLimited,
-    headers: { "retry-after": String(retryAfterSeconds) }
-  }),
-  preconditionFailed: (): Problem => ({
-    status: 412,
-    code: "precondition_failed",
-    detail: DETAILS.preconditionFailed
-  }),
-  preconditionRequired: (): Problem => ({
-    status: 428,
-    code: "precondition_required",
-    detail: DETAILS.preconditionRequired
-  }),
-  internal: (): Problem => ({ status: 500, code: "internal", detail: DETAILS.internal }),
-  /** The readiness probe while the host drains: `unavailable`, as it is for the store, with a detail of its own. */
-  draining: (): Problem => ({
-    status: 503,
-    code: "unavailable",
-    detail: DETAILS.draining,
-    headers: { "retry-after": "1" }
-  }),
-  // Refusals Node makes before a request exists (answered by @accord/node answerClientError).
-  badRequest: (): Problem => ({ status: 400, code: "bad_request", detail: DETAILS.badRequest }),
-  requestTimeout: (): Problem => ({
-    status: 408,
-    code: "request_timeout",
-    detail: DETAILS.requestTimeout
-  }),
-  headersTooLarge: (): Problem => ({
-    status: 431,
-    code: "headers_too_large",
-    detail: DETAILS.headersTooLarge
-  }),
-  expectationFailed: (): Problem => ({
-    status: 417,
-    code: "expectation_failed",
-    detail: DETAILS.expectationFailed
-  }),
-  chunkExtensionsTooLarge: (): Problem => ({
-    status: 413,
-    code: "payload_too_large",
-    detail: DETAILS.chunkExtensionsTooLarge
-  })
-} as const
+/**
+ * A problem made from its code (docs/api.md, "Errors"): the status is the one the contract's table gives the code,
+ * looked up here once; the detail is one of the code's texts in that table (required where the code has several).
+ */
+export function problem(code: FixedDetailCode, detail?: string, headers?: Headers): Problem
+export function problem(code: ProblemCode, detail: string, headers?: Headers): Problem
+export function problem(code: ProblemCode, detail?: string, headers?: Headers): Problem {
+  const entry = PROBLEMS[code]
+  const text = detail ?? (typeof entry.detail === "string" ? entry.detail : "")
+  return headers === undefined
+    ? { status: entry.status, code, detail: text }
+    : { status: entry.status, code, detail: text, headers }
+}
+
+const REALM = 'Bearer realm="api"'
 
 /**
  * The most field issues a problem lists: every unknown field is an issue, so an uncapped list made a 13.9 KB body of
@@ -104,57 +36,44 @@ export const problems = {
  */
 export const MAX_LISTED_FIELD_ISSUES = 20
 
-const validationProblem = (status: number, issues: ReadonlyArray<FieldIssue>): Problem =>
-  issues.length <= MAX_LISTED_FIELD_ISSUES
-    ? { status, code: "validation_failed", detail: DETAILS.fieldsInvalid, errors: issues }
-    : {
-        status,
-        code: "validation_failed",
-        detail: DETAILS.someFieldsListed(issues.length, MAX_LISTED_FIELD_ISSUES),
-        errors: issues.slice(0, MAX_LISTED_FIELD_ISSUES)
-      }
+const FIELDS = PROBLEMS.validation_failed.detail
+
+const validationProblem = (issues: ReadonlyArray<FieldIssue>): Problem => {
+  const listed = issues.length <= MAX_LISTED_FIELD_ISSUES ? issues : issues.slice(0, MAX_LISTED_FIELD_ISSUES)
+  const detail =
+    listed === issues ? FIELDS.fieldsInvalid : FIELDS.someFieldsListed(issues.length, MAX_LISTED_FIELD_ISSUES)
+  return { ...problem("validation_failed", detail), errors: listed }
+}
+
+// A domain error's problems carry no request data, so those that need no field of the error are made once.
+const NOT_FOUND = problem("not_found")
+const MISSING_CREDENTIAL = problem("unauthenticated", undefined, { "www-authenticate": REALM })
+const INVALID_TOKEN = problem("invalid_token", undefined, { "www-authenticate": `${REALM}, error="invalid_token"` })
+const INSUFFICIENT_SCOPE = problem("insufficient_scope", undefined, {
+  "www-authenticate": `${REALM}, error="insufficient_scope"`
+})
+const PRECONDITION_FAILED = problem("precondition_failed")
 
 /**
- * Maps a domain error to its problem: the status the contract declares for its tag (DOMAIN_ERROR_STATUS), one of the
- * codes it declares (DOMAIN_ERROR_CODES), and the detail and headers the error's fields decide.
+ * Maps a domain error to its problem: one of the codes the contract declares for its tag (`DOMAIN_ERRORS`), with the
+ * detail and headers the error's fields decide.
  */
 export const problemOf = (error: DomainError): Problem => {
-  const status = DOMAIN_ERROR_STATUS[error._tag]
   switch (error._tag) {
     case "ValidationError":
-      return validationProblem(status, error.issues)
+      return validationProblem(error.issues)
     case "NotFound":
-      return problems.notFound()
+      return NOT_FOUND
     case "Unauthenticated":
-      return error.reason === "missing"
-        ? {
-            status,
-            code: "unauthenticated",
-            detail: DETAILS.unauthenticated,
-            headers: { "www-authenticate": REALM }
-          }
-        : {
-            status,
-            code: "invalid_token",
-            detail: DETAILS.invalidToken,
-            headers: { "www-authenticate": `${REALM}, error="invalid_token"` }
-          }
+      return error.reason === "missing" ? MISSING_CREDENTIAL : INVALID_TOKEN
     case "InsufficientScope":
-      return {
-        status,
-        code: "insufficient_scope",
-        detail: DETAILS.insufficientScope,
-        headers: { "www-authenticate": `${REALM}, error="insufficient_scope"` }
-      }
+      return INSUFFICIENT_SCOPE
     case "PreconditionFailed":
-      return problems.preconditionFailed()
+      return PRECONDITION_FAILED
     case "Unavailable":
-      return {
-        status,
-        code: "unavailable",
-        detail: DETAILS.unavailable,
-        headers: { "retry-after": String(error.retryAfterSeconds) }
-      }
+      return problem("unavailable", PROBLEMS.unavailable.detail.retryLater, {
+        "retry-after": String(error.retryAfterSeconds)
+      })
   }
 }
 

@@ -1,8 +1,8 @@
 import { headerValue } from "./header-value.js"
 import { isJsonObject, readJson } from "./json-body.js"
 import { isJsonMediaType } from "./media-type.js"
-import { problems, type Problem } from "./problem.js"
-import type { BodySpec } from "@accord/contract"
+import { problem, type Problem } from "./problem.js"
+import { PROBLEMS, type BodySpec } from "@accord/contract"
 import type { BodyReadResult, HttpRequest } from "./types.js"
 
 /** A header's value; the first of several. */
@@ -43,16 +43,23 @@ export const sentBodyReader = (request: HttpRequest): HttpRequest["readBody"] =>
  */
 export const bodyHeadersRefusal = (request: HttpRequest, limit: number): Problem | undefined => {
   const coding = unimplementedTransferCoding(header(request, "transfer-encoding"))
-  if (coding !== undefined) return problems.transferCodingNotImplemented(coding)
-  if (!isJsonMediaType(header(request, "content-type"))) return problems.unsupportedMediaType()
-  if (Number(header(request, "content-length") ?? 0) > limit) return problems.payloadTooLarge(limit)
+  if (coding !== undefined) return problem("not_implemented", PROBLEMS.not_implemented.detail.transferCoding(coding))
+  if (!isJsonMediaType(header(request, "content-type"))) return UNSUPPORTED_MEDIA_TYPE
+  if (Number(header(request, "content-length") ?? 0) > limit) return tooLarge(limit)
   return undefined
 }
 
 export type JsonBody = { readonly ok: true; readonly json: unknown } | { readonly ok: false; readonly problem: Problem }
 
+const UNSUPPORTED_MEDIA_TYPE = problem("unsupported_media_type")
+const tooLarge = (limit: number): Problem =>
+  problem("payload_too_large", PROBLEMS.payload_too_large.detail.overLimit(limit))
+const refused = (problem: Problem): JsonBody => ({ ok: false, problem })
 const EMPTY_OBJECT: JsonBody = { ok: true, json: {} }
-const NO_BODY_REQUIRED: JsonBody = { ok: false, problem: problems.bodyRequired() }
+const NO_BODY_REQUIRED = refused(problem("invalid_json", PROBLEMS.invalid_json.detail.bodyRequired))
+const UNREADABLE = refused(problem("invalid_json", PROBLEMS.invalid_json.detail.unreadable))
+const TIMED_OUT = refused(problem("request_timeout"))
+const NOT_AN_OBJECT = refused(problem("invalid_body"))
 
 /** What no body (none sent, or zero bytes) stands for: 400 where one is required, else `{}` (docs/api.md, "Precise rules"). */
 export const noBody = (body: BodySpec): JsonBody => (body.required ? NO_BODY_REQUIRED : EMPTY_OBJECT)
@@ -63,11 +70,11 @@ export const noBody = (body: BodySpec): JsonBody => (body.required ? NO_BODY_REQ
  * 400 `invalid_body` for anything but an object.
  */
 export const jsonBody = (read: BodyReadResult, body: BodySpec, limit: number): JsonBody => {
-  if (read._tag === "TooLarge") return { ok: false, problem: problems.payloadTooLarge(limit) }
-  if (read._tag === "Aborted") return { ok: false, problem: problems.invalidJson("The body could not be read.") }
-  if (read._tag === "TimedOut") return { ok: false, problem: problems.requestTimeout() }
+  if (read._tag === "TooLarge") return refused(tooLarge(limit))
+  if (read._tag === "Aborted") return UNREADABLE
+  if (read._tag === "TimedOut") return TIMED_OUT
   if (read.bytes.length === 0) return noBody(body)
   const parsed = readJson(read.bytes)
-  if (!parsed.ok) return { ok: false, problem: problems.invalidJson(parsed.detail) }
-  return isJsonObject(parsed.value) ? { ok: true, json: parsed.value } : { ok: false, problem: problems.invalidBody() }
+  if (!parsed.ok) return refused(problem("invalid_json", parsed.detail))
+  return isJsonObject(parsed.value) ? { ok: true, json: parsed.value } : NOT_AN_OBJECT
 }

@@ -1,14 +1,8 @@
 import { Clock, Context, Exit, Option, type Tracer } from "effect"
 import { methodLabel, OTHER_METHOD } from "./method-label.js"
 import { header } from "./request-body.js"
-import type { Answer } from "./respond.js"
+import type { NeutralHandler, Reply } from "./reply.js"
 import type { HttpRequest, HttpTracing } from "./types.js"
-
-/**
- * The neutral handler (`makeHttpHandler`'s inner one): a request in, its answer out, never a throw for a defect (it is
- * a 500). `parent`, when given, is the span every span of the request's program joins.
- */
-export type Answerer = (request: HttpRequest, parent?: Tracer.AnySpan) => Answer | Promise<Answer>
 
 /** A host name or IPv4 address, or a bracketed IPv6 one: anything else a client sent as Host is not recorded. */
 const HOST_NAME = /^(?:[A-Za-z0-9.-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\])$/
@@ -75,21 +69,21 @@ const startServerSpan = (
  * template the request will be answered under (a route lookup, the only work tracing repeats).
  */
 export const withServerSpan = (
-  answer: Answerer,
+  inner: NeutralHandler,
   tracing: HttpTracing,
   routeOf: (request: HttpRequest) => string | undefined
-): Answerer => {
+): NeutralHandler => {
   const clock = Clock.Clock.defaultValue()
   return (request) => {
     const span = startServerSpan(tracing, clock.currentTimeNanosUnsafe(), request, routeOf(request))
-    const end = (answered: Answer): Answer => {
-      const status = answered.response.status
+    const end = (reply: Reply): Reply => {
+      const status = reply.response.status
       span.attribute("http.response.status_code", status)
       if (status >= 500) span.attribute("error.type", String(status))
       span.end(clock.currentTimeNanosUnsafe(), status >= 500 ? Exit.fail(`HTTP ${status}`) : Exit.void)
-      return { ...answered, traceId: span.traceId }
+      return { ...reply, traceId: span.traceId }
     }
-    const pending = answer(request, span)
+    const pending = inner(request, span)
     return pending instanceof Promise ? pending.then(end) : end(pending)
   }
 }

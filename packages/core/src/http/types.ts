@@ -1,6 +1,7 @@
 import type { AccordServices } from "@accord/domain"
 import type { ManagedRuntime, Tracer } from "effect"
 import type { CorsOrigins } from "./cors.js"
+import type { Implementations } from "./implementation.js"
 import type { RateLimiter } from "./rate-limit.js"
 
 /** The runtime a host builds once (e.g. `ManagedRuntime.make(layer)`) and passes to an adapter. */
@@ -94,6 +95,12 @@ export interface HttpTracing {
 
 export interface HttpHandlerOptions {
   readonly runtime: AccordRuntime
+  /**
+   * Each operation of the contract bound to what runs it (core's `Implementations`), default Accord's map
+   * (`accordImplementations`, the use cases of @accord/domain); a test may replace one: `{ ...accordImplementations,
+   * health: () => ... }`.
+   */
+  readonly implementations?: Implementations
   /** Mount prefix, default `/api`. Paths outside it are 404 problems. */
   readonly prefix?: string
   /** Request body limit in bytes, default 16384. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
-import { PasswordHasher, PlanEntries, ValidationError } from "@accord/core"
+import { PasswordHasher, PlanEntries, ValidationError } from "@accord/domain"
 import { issuesOf, TestServices, type Issue, fromWire } from "./support.js"
 
 const PASSWORD = "correct horse battery"

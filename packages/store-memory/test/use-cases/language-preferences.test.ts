@@ -1,7 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { TestClock } from "effect/testing"
-import { getLanguagePreferences, toPreferencesView } from "@accord/core"
+import { getLanguagePreferences } from "@accord/domain"
+import { toPreferencesView } from "@accord/contract"
 import { alice, bob, issuesOf, TestServices, type Issue, fromWire } from "./support.js"
 
 const update = (body: unknown) => fromWire.updateLanguagePreferences(alice, body).pipe(Effect.provide(TestServices))

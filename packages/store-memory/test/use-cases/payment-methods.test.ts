@@ -1,7 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { TestClock } from "effect/testing"
-import { listPaymentMethods, NotFound, toPaymentMethodView, type AccordServices, type UserId } from "@accord/core"
+import { type AccordServices, listPaymentMethods, NotFound, type UserId } from "@accord/domain"
+import { toPaymentMethodView } from "@accord/contract"
 import { alice, bob, issuesOf, seed, TestServices, fromWire } from "./support.js"
 
 const EPOCH = "1970-01-01T00:00:00.000Z"

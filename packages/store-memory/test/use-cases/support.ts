@@ -2,21 +2,19 @@ import { expect } from "@effect/vitest"
 import { Effect, Layer, Option, Schema } from "effect"
 import {
   createPublicPlanEntry,
-  decodePreferencesPatch,
   decoderFor,
+  type FieldIssueCode,
   NotFound,
   PaymentMethodId,
-  PlanEntryBody,
   Seed,
-  SetDefaultBody,
+  type SeedInput,
   setDefaultPaymentMethod,
   StoreAdmin,
   updateLanguagePreferences,
   UserId,
-  ValidationError,
-  type FieldIssueCode,
-  type SeedInput
-} from "@accord/core"
+  ValidationError
+} from "@accord/domain"
+import { decodePreferencesPatch, PlanEntryBody, SetDefaultBody } from "@accord/contract"
 import { ScryptPasswordHasherLive, testScryptCost } from "@accord/node"
 import { MemoryStoreLive } from "@accord/store-memory"
 

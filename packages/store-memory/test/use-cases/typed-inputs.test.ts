@@ -7,9 +7,9 @@ import {
   PaymentMethodId,
   setDefaultPaymentMethod,
   TimezoneOffset,
-  toPreferencesView,
   updateLanguagePreferences
-} from "@accord/core"
+} from "@accord/domain"
+import { toPreferencesView } from "@accord/contract"
 import { alice, seed, TestServices } from "./support.js"
 
 // The use cases take checked values (docs/api.md: decoding happens at the edge). Values from outside enter through

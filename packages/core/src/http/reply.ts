@@ -1,15 +1,19 @@
+import type { Tracer } from "effect"
 import { CORS_EXPOSE_HEADERS } from "./cors.js"
 import { JSON_TYPE } from "./endpoints.js"
-import type { DomainError } from "../domain/errors.js"
 import { PROBLEM_CONTENT_TYPE } from "@accord/contract"
-import { problemBody, problemOf, problems, type Problem } from "./problem.js"
+import type { DomainError } from "@accord/domain"
+import { problem, problemBody, problemOf, type Problem } from "./problem.js"
 import { ifNoneMatchMatches, readEntityTagCondition } from "./conditional.js"
 import { headerValue } from "./header-value.js"
 import { chooseRepresentation, representationsOf } from "./static-file.js"
-import type { HttpHeaders, HttpResponse, StaticAsset } from "./types.js"
+import type { HttpHeaders, HttpRequest, HttpResponse, StaticAsset } from "./types.js"
 
-/** What answered a request: the response, its request id and the route template it matched (for the log and the span). */
-export interface Answer {
+/**
+ * A request's answer as the pipeline gives it: the response, its request id and the route template it matched (for
+ * the access log and the span). `Responder` makes them; the adapters write `response`.
+ */
+export interface Reply {
   readonly response: HttpResponse
   readonly requestId: string
   /** The matched route's template with the prefix (`/api/health`); undefined when none matched (and for a 500). */
@@ -18,7 +22,15 @@ export interface Answer {
   readonly traceId?: string
 }
 
+/**
+ * The neutral handler (`makeHttpHandler`'s inner one): a request in, its reply out, never a throw for a defect (it is
+ * a 500). `parent`, when given, is the span every span of the request's program joins. Tracing and the access log wrap
+ * it, each as another NeutralHandler.
+ */
+export type NeutralHandler = (request: HttpRequest, parent?: Tracer.AnySpan) => Reply | Promise<Reply>
+
 const utf8 = new TextEncoder()
+const NOT_FOUND = problem("not_found")
 
 /** The bytes of a body as UTF-8 (core has no Buffer: it runs on every runtime). */
 const byteLength = (body: string | Uint8Array): number =>
@@ -57,12 +69,12 @@ export class Responder {
     return this.#corsOrigin !== undefined
   }
 
-  json(status: number, value: unknown, route: string): Answer {
+  json(status: number, value: unknown, route: string): Reply {
     return this.#respond(route, status, JSON_TYPE, JSON.stringify(value))
   }
 
   /** A JSON representation already serialised, with its strong ETag (docs/api.md, "Conditional requests"). */
-  tagged(status: number, text: string, etag: string, route: string): Answer {
+  jsonWithEtag(status: number, text: string, etag: string, route: string): Reply {
     return this.#respond(route, status, JSON_TYPE, text, { etag })
   }
 
@@ -70,8 +82,8 @@ export class Responder {
    * A static file with its own type and `Cache-Control`; none is a 404. A file with `encodings` is negotiated on the
    * request's `headers` (`Accept-Encoding`, `If-None-Match`: static-file.ts).
    */
-  file(file: StaticAsset | undefined, route: string, headers: HttpHeaders): Answer {
-    if (file === undefined) return this.problem(problems.notFound(), route)
+  file(file: StaticAsset | undefined, route: string, headers: HttpHeaders): Reply {
+    if (file === undefined) return this.problem(NOT_FOUND, route)
     const representations = representationsOf(file)
     if (representations === undefined)
       return this.#respond(route, 200, file.contentType, file.body, undefined, file.cacheControl)
@@ -90,16 +102,16 @@ export class Responder {
     return this.#respond(route, 200, file.contentType, chosen.body, extra, file.cacheControl)
   }
 
-  empty(status: number, extra: Readonly<Record<string, string>>, route: string): Answer {
+  empty(status: number, extra: Readonly<Record<string, string>>, route: string): Reply {
     return this.#respond(route, status, undefined, undefined, extra)
   }
 
-  problem(problem: Problem, route?: string): Answer {
+  problem(problem: Problem, route?: string): Reply {
     return this.#respond(route, problem.status, PROBLEM_CONTENT_TYPE, problemBody(problem), problem.headers)
   }
 
   /** A domain error's problem (`problemOf`). */
-  error(error: DomainError, route: string): Answer {
+  error(error: DomainError, route: string): Reply {
     return this.problem(problemOf(error), route)
   }
 
@@ -123,7 +135,7 @@ export class Responder {
     body: string | Uint8Array | undefined,
     extra?: Readonly<Record<string, string>>,
     cacheControl = "no-store"
-  ): Answer {
+  ): Reply {
     const requestId = this.#requestId
     // Built field by field (no spreads): the order is the header order on the wire.
     const headers: Record<string, string> = {}

@@ -1,0 +1,40 @@
+import { toPatch, toPaymentMethodView, toPlanEntryView, toPreferencesView } from "@accord/contract"
+import {
+  createPublicPlanEntry,
+  getLanguagePreferences,
+  listPaymentMethods,
+  setDefaultPaymentMethod,
+  StoreAdmin,
+  updateLanguagePreferences
+} from "@accord/domain"
+import { Effect } from "effect"
+import { ifMatchOn, type Implementations } from "./http/implementation.js"
+
+// Accord's implementation map: each operation of @accord/contract bound to its use case, its input mapped from the
+// wire to the domain and its record back (the contract's mappers). `makeHttpHandler` takes it by default; a test or a
+// host passes another (one operation stubbed: `{ ...accordImplementations, health: ... }`).
+
+const HEALTHY = { status: "ok" } as const
+const LIVE = Effect.succeed(HEALTHY)
+const pingStore = Effect.flatMap(StoreAdmin, (admin) => Effect.as(admin.ping, HEALTHY))
+
+/** Accord's implementation map: one entry per operation of the contract, or it does not compile. */
+export const accordImplementations: Implementations = {
+  createPublicPlanEntry: (_caller, { body }) => Effect.map(createPublicPlanEntry(body), toPlanEntryView),
+  getLanguagePreferences: (userId) => Effect.map(getLanguagePreferences(userId), toPreferencesView),
+  updateLanguagePreferences: (userId, { body, ifMatch }) =>
+    Effect.map(
+      updateLanguagePreferences(userId, toPatch(body), ifMatchOn(ifMatch, toPreferencesView)),
+      toPreferencesView
+    ),
+  listPaymentMethods: (userId) =>
+    Effect.map(listPaymentMethods(userId), (methods) => ({ data: methods.map(toPaymentMethodView) })),
+  setDefaultPaymentMethod: (userId, { params, ifMatch }) =>
+    Effect.map(
+      setDefaultPaymentMethod(userId, params.id, ifMatchOn(ifMatch, toPaymentMethodView)),
+      toPaymentMethodView
+    ),
+  health: () => pingStore,
+  liveness: () => LIVE,
+  readiness: () => pingStore
+}

@@ -14,7 +14,7 @@ const nodeBuiltins = {
   message: "Core is runtime-neutral: Node-only APIs belong in @accord/node (packages/node)."
 }
 
-/** Core knows no framework, no driver, no logger, no UI, and no Accord package but the contract it implements. */
+/** Core knows no framework, no driver, no logger, no UI; of Accord, only the domain it runs and the contract it serves. */
 const coreForbidden = [
   {
     regex: "^(koa|fastify|express|pg|pino|jose)(/.*)?$",
@@ -27,24 +27,23 @@ const coreForbidden = [
     message: "Core serves no UI of its own: the API reference page is @accord/api-reference, passed as `docs`."
   },
   {
-    regex: "^@accord/(?!contract$)",
+    regex: "^@accord/(?!(contract|domain)$)",
     message:
-      "Core imports no Accord package but @accord/contract, the API it implements (and itself only through relative paths)."
+      "Core imports no Accord package but @accord/domain (what it runs) and @accord/contract (the API it serves), and itself only through relative paths."
   }
 ]
 
-/** The domain is the innermost layer: the HTTP binding and the use cases build on it, never the other way round. */
+/**
+ * The domain is the innermost layer: it owns its values and knows no wire form and no HTTP. It imports effect, the
+ * CLDR alias data of its canonical language tags, and itself (docs/architecture.md).
+ */
 const domainForbidden = [
   {
-    regex: "^(\\.\\./)+(http|use-cases)(/.*)?$",
-    message: "The domain imports neither the HTTP binding nor the use cases."
-  },
-  {
-    regex: "^(\\.\\./)+index(\\.js)?$",
-    message: "The domain imports neither the HTTP binding nor the use cases (nor core's index, which exports both)."
+    regex: "^(?!(effect(/.*)?|@formatjs/intl-getcanonicallocales|\\.{1,2}/.*)$)",
+    message:
+      "@accord/domain imports effect and itself only: no wire contract, no HTTP, no Node API, no other Accord package."
   }
 ]
-
 /** Node glue and opt-in Node packages know no framework and no store: they serve every adapter alike. */
 const nodeForbidden = [
   {
@@ -73,20 +72,31 @@ const clientForbidden = [
     message: "@accord/client is a client: no server framework or driver."
   },
   {
-    regex: "^@accord/(?!contract$)",
+    regex: "^@accord/(?!(contract|domain/values)$)",
     message:
-      "@accord/client imports @accord/contract only (its operations and Schemas), never core (use cases, ports) or a Node or server package."
+      "@accord/client imports @accord/contract (and the values it is made of) only, never core, the domain's use cases and ports, or a Node or server package."
   }
 ]
 
-/** The contract is the API as data: it depends on effect alone (the client and the audits need only it). */
+/**
+ * The contract is the API as data: it depends on effect and the domain's values alone (a client carries only them);
+ * the domain's records it names as types only (`import type`, allowed below).
+ */
 const contractForbidden = [
   {
-    regex: "^(?!(effect(/.*)?|\\.{1,2}/.*)$)",
+    regex: "^(?!(effect(/.*)?|@accord/domain/values|\\.{1,2}/.*)$)",
     message:
-      "@accord/contract depends on effect alone: no Accord package (core binds to the contract, not the reverse), no Node API, no other library."
+      "@accord/contract depends on effect and @accord/domain/values alone (the domain's records as types only): core binds to the contract, not the reverse; no Node API, no other library.",
+    allowTypeImports: true
   }
 ]
+
+/** A published package imports no test runner: its users' production installs carry none (docs/architecture.md). */
+const testRunnerForbidden = {
+  regex: "^(vitest|@vitest/.*|@effect/vitest|fast-check)(/.*)?$",
+  message:
+    "A published package imports no test runner or property-test library: test machinery is @accord/test-support's."
+}
 
 /** Node globals, refused where code must run on any runtime. */
 const nodeGlobals = [
@@ -100,7 +110,8 @@ const nodeGlobals = [
   "clearImmediate"
 ]
 
-const restrictImports = (...patterns) => ["error", { patterns }]
+/** A rule for a published package's sources: its own patterns, and never a test runner (a later block replaces an earlier one). */
+const restrictImports = (...patterns) => ["error", { patterns: [...patterns, testRunnerForbidden] }]
 
 export default defineConfig(
   { ignores: ["**/dist/**", "**/node_modules/**", "**/coverage/**"] },
@@ -113,6 +124,12 @@ export default defineConfig(
       // `_` marks a value that is deliberately unused (e.g. `for (const _ of text)` counting code points).
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }]
     }
+  },
+  {
+    // Every published package but the conformance audits, whose test machinery leaves for @accord/test-support.
+    files: ["packages/*/src/**"],
+    ignores: ["packages/conformance/src/**"],
+    rules: { "no-restricted-imports": restrictImports() }
   },
   {
     // The committed bin entry points are plain JavaScript run by Node.
@@ -146,9 +163,14 @@ export default defineConfig(
     }
   },
   {
-    // A later block's options replace an earlier one's for the same rule: core's list again, plus the domain's own.
-    files: ["packages/core/src/domain/**"],
-    rules: { "no-restricted-imports": restrictImports(...coreForbidden, nodeBuiltins, ...domainForbidden) }
+    files: ["packages/domain/src/**"],
+    rules: {
+      "no-restricted-imports": restrictImports(...domainForbidden),
+      "no-restricted-globals": [
+        "error",
+        ...nodeGlobals.map((name) => ({ name, message: "@accord/domain runs anywhere effect does: no Node globals." }))
+      ]
+    }
   },
   {
     files: ["packages/node/src/**", "packages/api-reference/src/**"],
@@ -159,8 +181,9 @@ export default defineConfig(
     rules: {
       "no-restricted-imports": restrictImports(
         {
-          regex: "^@accord/(adapter-.*|server)(/.*)?$",
-          message: "Stores import core only, never an adapter or the server."
+          regex: "^@accord/(core|contract|adapter-.*|server)(/.*)?$",
+          message:
+            "Stores implement the domain's ports: they import @accord/domain, never the HTTP pipeline, the wire contract, an adapter or the server."
         },
         { regex: "^(koa|fastify)(/.*)?$", message: "Stores know no HTTP framework." },
         { regex: "^(@koa|@fastify)/", message: "Stores know no HTTP framework." },
@@ -187,8 +210,8 @@ export default defineConfig(
     rules: {
       "no-restricted-imports": restrictImports(
         {
-          regex: "^@accord/(?!core$)",
-          message: "@accord/rate-limit imports @accord/core only (its RateLimiter interface)."
+          regex: "^@accord/(?!(core|domain)$)",
+          message: "@accord/rate-limit imports @accord/core (its RateLimiter interface) and @accord/domain only."
         },
         { regex: "^(koa|fastify|express)(/.*)?$", message: "@accord/rate-limit knows no HTTP framework." },
         { regex: "^(@koa|@fastify)/", message: "@accord/rate-limit knows no HTTP framework." }

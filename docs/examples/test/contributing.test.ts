@@ -10,14 +10,13 @@ const quotes = [...walkThrough.matchAll(/^```ts\n\/\/ (\S+)\n([\s\S]*?)^```$/gm)
   code
 }))
 
-describe("docs/contributing.md (adding an endpoint)", () => {
+describe("docs/contributing.md (adding an operation)", () => {
   it("quotes the contract, a use case and the implementation map", () => {
     expect(quotes.map(({ file }) => file)).toEqual([
-      "packages/contract/src/operations.ts",
-      "packages/contract/src/operation-docs.ts",
-      "packages/contract/src/openapi.ts",
-      "packages/core/src/use-cases/payment-methods.ts",
-      "packages/core/src/http/implementation.ts"
+      "packages/contract/src/operations/payments.ts",
+      "packages/contract/src/operations/payments.ts",
+      "packages/domain/src/use-cases/payment-methods.ts",
+      "packages/core/src/implementations.ts"
     ])
     expect([...walkThrough.matchAll(/^```/gm)].length, "every code block names its file").toBe(quotes.length * 2)
   })

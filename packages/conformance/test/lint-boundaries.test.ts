@@ -31,6 +31,7 @@ describe("lint: architecture boundaries", () => {
       'import "swagger-ui-dist/swagger-ui.css"',
       'import { MemoryStoreLive } from "@accord/store-memory"',
       'import { decoderFor } from "@accord/core"',
+      'import { problemOf } from "@accord/node"',
       'export { createServer } from "@accord/adapter-koa"',
       'import { ScryptPasswordHasherLive } from "@accord/node"',
       'import { loadApiReference } from "@accord/api-reference"',
@@ -48,31 +49,28 @@ describe("lint: architecture boundaries", () => {
     ])("refuses a Node builtin anywhere in core: %s", async (code) => {
       await expectRule("packages/core/src/http/x.ts", code, "no-restricted-imports")
       await expectRule("packages/core/src/x.ts", code, "no-restricted-imports")
-      await expectRule("packages/core/src/domain/x.ts", code, "no-restricted-imports")
     })
 
     it.each(["process.env.HOME", 'Buffer.from("x")', "__dirname", 'require("fs")', "global", "setImmediate(() => 0)"])(
       "refuses the Node global in %s",
       async (expression) => {
-        await expectRule(
-          "packages/core/src/domain/x.ts",
-          `export const value = ${expression}\n`,
-          "no-restricted-globals"
-        )
+        await expectRule("packages/core/src/http/x.ts", `export const value = ${expression}\n`, "no-restricted-globals")
+        await expectRule("packages/domain/src/x.ts", `export const value = ${expression}\n`, "no-restricted-globals")
       }
     )
 
     it("allows effect and relative imports", async () => {
       await expectClean(
-        "packages/core/src/use-cases/x.ts",
-        'import { Effect } from "effect"\nimport { now } from "./now.js"\nexport const value = Effect.as(now, 1)\n'
+        "packages/core/src/http/x.ts",
+        'import { Effect } from "effect"\nimport { problem } from "./problem.js"\nexport const value = Effect.as(Effect.void, problem)\n'
       )
     })
 
-    it("allows @accord/contract, the API it implements, anywhere in core", async () => {
-      for (const file of ["packages/core/src/http/x.ts", "packages/core/src/domain/x.ts"]) {
-        await expectClean(file, 'import { operations } from "@accord/contract"\nexport const value = operations\n')
-      }
+    it("allows @accord/contract, the API it serves, and @accord/domain, what it runs", async () => {
+      await expectClean(
+        "packages/core/src/http/x.ts",
+        'import { operations } from "@accord/contract"\nimport { NotFound } from "@accord/domain"\nexport const value = [operations, NotFound]\n'
+      )
     })
 
     it("has no Node corner any more: src/node is core like the rest", async () => {
@@ -80,48 +78,34 @@ describe("lint: architecture boundaries", () => {
     })
   })
 
-  describe("packages/core/src/domain", () => {
+  describe("packages/domain/src: values, records, ports and use cases, with no wire form and no HTTP", () => {
     it.each([
-      'import { makeHttpHandler } from "../http/handler.js"',
-      'import type { HttpRequest } from "../http/types.js"',
-      'export { problems } from "../http/problem.js"',
-      'import { createPublicPlanEntry } from "../use-cases/create-public-plan-entry.js"',
-      'import { makeHttpHandler } from "../index.js"'
+      'import { operations } from "@accord/contract"',
+      'import type { PreferencesView } from "@accord/contract"',
+      'import { makeHttpHandler } from "@accord/core"',
+      'import { toHttpRequest } from "@accord/node"',
+      'import { readFile } from "node:fs"',
+      'import { createHash } from "crypto"',
+      'import Koa from "koa"',
+      'import { z } from "zod"',
+      'import { describe } from "vitest"'
     ])("refuses %s", async (code) => {
-      await expectRule("packages/core/src/domain/x.ts", `${code}\n`, "no-restricted-imports")
+      await expectRule("packages/domain/src/x.ts", `${code}\n`, "no-restricted-imports")
+      await expectRule("packages/domain/src/use-cases/x.ts", `${code}\n`, "no-restricted-imports")
     })
 
-    it("still refuses what the rest of core refuses", async () => {
-      await expectRule("packages/core/src/domain/x.ts", 'import Koa from "koa"\n', "no-restricted-imports")
-      await expectRule(
-        "packages/core/src/domain/x.ts",
-        'import { absolutePath } from "swagger-ui-dist"\n',
-        "no-restricted-imports"
-      )
-    })
-
-    it("allows effect and the domain's own modules", async () => {
+    it("allows effect, the CLDR data of its canonical tags and its own modules", async () => {
       await expectClean(
-        "packages/core/src/domain/x.ts",
-        'import { Schema } from "effect"\nimport { UserId } from "./ids.js"\nexport const parts = [Schema.String, UserId]\n'
-      )
-    })
-
-    it("the HTTP binding and the use cases may import the domain", async () => {
-      await expectClean(
-        "packages/core/src/http/x.ts",
-        'import { NotFound } from "../domain/errors.js"\nexport const parts = [NotFound]\n'
-      )
-      await expectClean(
-        "packages/core/src/use-cases/x.ts",
-        'import { UserId } from "../domain/ids.js"\nexport const parts = [UserId]\n'
+        "packages/domain/src/x.ts",
+        'import { Schema } from "effect"\nimport { getCanonicalLocales } from "@formatjs/intl-getcanonicallocales"\nimport { UserId } from "./values/ids.js"\nexport const parts = [Schema.String, getCanonicalLocales, UserId]\n'
       )
     })
   })
 
-  describe("packages/contract/src: the API as data, over effect alone", () => {
+  describe("packages/contract/src: the API as data, over effect and the domain's values", () => {
     it.each([
       'import { makeHttpHandler } from "@accord/core"',
+      'import { applyPatch } from "@accord/domain"',
       'import { createPublicPlanEntry } from "@accord/core"',
       'import { makeAccordClient } from "@accord/client"',
       'import { toHttpRequest } from "@accord/node"',
@@ -137,10 +121,10 @@ describe("lint: architecture boundaries", () => {
       await expectRule("packages/contract/src/x.ts", "export const value = process.env.HOME\n", "no-restricted-globals")
     })
 
-    it("allows effect, its submodules and the contract's own modules", async () => {
+    it("allows effect, its submodules, the domain's values, the domain's records as types, and its own modules", async () => {
       await expectClean(
-        "packages/contract/src/fields/x.ts",
-        'import { Schema } from "effect"\nimport * as SchemaAST from "effect/SchemaAST"\nimport { issue } from "./field-issue.js"\nimport { operations } from "../operations.js"\nexport const parts = [Schema.String, SchemaAST, issue, operations]\n'
+        "packages/contract/src/wire/x.ts",
+        'import { Schema } from "effect"\nimport * as SchemaAST from "effect/SchemaAST"\nimport { Email } from "@accord/domain/values"\nimport type { Preferences } from "@accord/domain"\nimport { operations } from "../operations.js"\nexport const parts = [Schema.String, SchemaAST, Email, operations]\nexport type Record = Preferences\n'
       )
     })
   })
@@ -223,16 +207,18 @@ describe("lint: architecture boundaries", () => {
       'import { start } from "@accord/server"',
       'import Koa from "koa"',
       'import Fastify from "fastify"',
-      'import { tokenDigest } from "@accord/node"'
+      'import { tokenDigest } from "@accord/node"',
+      'import { makeHttpHandler } from "@accord/core"',
+      'import { PreferencesView } from "@accord/contract"'
     ])("refuse %s", async (code) => {
       await expectRule("packages/store-memory/src/x.ts", `${code}\n`, "no-restricted-imports")
       await expectRule("packages/store-postgres/src/x.ts", `${code}\n`, "no-restricted-imports")
     })
 
-    it("may import core, node builtins and their driver", async () => {
+    it("may import the domain, node builtins and their driver", async () => {
       await expectClean(
         "packages/store-postgres/src/x.ts",
-        'import pg from "pg"\nimport { randomUUID } from "node:crypto"\nimport { PlanEntries } from "@accord/core"\nexport const parts = [pg, randomUUID, PlanEntries]\n'
+        'import pg from "pg"\nimport { randomUUID } from "node:crypto"\nimport { PlanEntries } from "@accord/domain"\nexport const parts = [pg, randomUUID, PlanEntries]\n'
       )
     })
 
@@ -241,6 +227,18 @@ describe("lint: architecture boundaries", () => {
         "packages/store-memory/src/x.ts",
         'import { tokenDigest } from "@accord/node/token-digest"\nexport const parts = [tokenDigest]\n'
       )
+    })
+  })
+
+  describe("published packages carry no test runner", () => {
+    it.each([
+      'import { describe } from "vitest"',
+      'import { it } from "@effect/vitest"',
+      'import fc from "fast-check"',
+      'import { expect } from "@vitest/expect"'
+    ])("refuse %s", async (code) => {
+      for (const dir of ["core", "domain", "contract", "node", "store-memory", "store-postgres", "client", "server"])
+        await expectRule(`packages/${dir}/src/x.ts`, `${code}\n`, "no-restricted-imports")
     })
   })
 

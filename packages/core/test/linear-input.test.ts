@@ -3,8 +3,7 @@ import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
-import { decoderFor, trimAsciiWhitespace } from "@accord/domain"
-import { PlanEntryBody } from "@accord/contract"
+import { trimAsciiWhitespace } from "@accord/domain"
 
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "../../..")
 

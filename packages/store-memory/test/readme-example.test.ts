@@ -17,7 +17,7 @@ const AppLayer = Layer.mergeAll(MemoryStoreLive, ScryptPasswordHasherLive(testSc
 const program = Effect.gen(function* () {
   const admin = yield* StoreAdmin
   yield* admin.loadSeed(Schema.decodeUnknownSync(Seed)({ users: [{ id: "u_1", token: "dev-token-u1" }] }))
-  // Values from outside enter through the Schemas: decoding checks and normalises them ("EN-us" -> "en-US").
+  // Values from outside enter through the Schemas; the domain stores a tag's canonical form ("EN-us" -> "en-US").
   const patch = yield* decodePreferencesPatch({ language: "EN-us", timezone: 60 })
   const preferences = yield* updateLanguagePreferences(UserId.make("u_1"), patch)
   return toPreferencesView(preferences)
@@ -49,7 +49,7 @@ describe("README example", () => {
     expect(view.created_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/)
   })
 
-  it.each(["../README.md", "../../core/README.md"])("%s shows exactly this code", (path) => {
+  it.each(["../README.md", "../../domain/README.md"])("%s shows exactly this code", (path) => {
     expect(readme(path)).toContain("```ts\n" + exampleInThisFile() + "```\n")
   })
 })

@@ -98,6 +98,13 @@ const testRunnerForbidden = {
     "A published package imports no test runner or property-test library: test machinery is @accord/test-support's."
 }
 
+/** An adapter is made of the request bridge and the standalone server; the hasher and the store are the host's. */
+const adapterNodeRoles = {
+  regex: "^@accord/node(?!/(bridge|server)$)(/.*)?$",
+  message:
+    "Adapters import @accord/node/bridge and @accord/node/server only: the password hasher and token digests belong to the host's runtime and the stores."
+}
+
 /** Node globals, refused where code must run on any runtime. */
 const nodeGlobals = [
   "process",
@@ -110,8 +117,21 @@ const nodeGlobals = [
   "clearImmediate"
 ]
 
-/** A rule for a published package's sources: its own patterns, and never a test runner (a later block replaces an earlier one). */
-const restrictImports = (...patterns) => ["error", { patterns: [...patterns, testRunnerForbidden] }]
+/**
+ * @accord/node has one entry point per role (bridge, server, scrypt, token-digest); its root, their union, is for
+ * hosts. Accord's packages import the role they use, so that each loads only that (docs/architecture.md).
+ */
+const nodeUnionForbidden = {
+  regex: "^@accord/node$",
+  message:
+    "Import the @accord/node role you use (@accord/node/bridge, /server, /scrypt or /token-digest): the root, their union, is for hosts."
+}
+
+/**
+ * A rule for a published package's sources: its own patterns, never a test runner and never @accord/node's union (a
+ * later block replaces an earlier one).
+ */
+const restrictImports = (...patterns) => ["error", { patterns: [...patterns, testRunnerForbidden, nodeUnionForbidden] }]
 
 export default defineConfig(
   { ignores: ["**/dist/**", "**/node_modules/**", "**/coverage/**"] },
@@ -188,8 +208,9 @@ export default defineConfig(
         { regex: "^(koa|fastify)(/.*)?$", message: "Stores know no HTTP framework." },
         { regex: "^(@koa|@fastify)/", message: "Stores know no HTTP framework." },
         {
-          regex: "^@accord/node$",
-          message: "Stores take token digests from @accord/node/token-digest, without the HTTP bridge and servers."
+          regex: "^@accord/node(?!/token-digest$)(/.*)?$",
+          message:
+            "Stores take token digests from @accord/node/token-digest alone: no request bridge, server or password hasher (the host adds the hasher)."
         }
       )
     }
@@ -234,10 +255,13 @@ export default defineConfig(
   {
     files: ["packages/adapter-*/src/**"],
     rules: {
-      "no-restricted-imports": restrictImports({
-        regex: "^@accord/(store-.*|server)(/.*)?$",
-        message: "Adapters import core and @accord/node only: the host hands them a runtime holding the store."
-      })
+      "no-restricted-imports": restrictImports(
+        {
+          regex: "^@accord/(store-.*|server)(/.*)?$",
+          message: "Adapters import core and @accord/node only: the host hands them a runtime holding the store."
+        },
+        adapterNodeRoles
+      )
     }
   },
   {

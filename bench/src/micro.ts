@@ -10,7 +10,7 @@ import {
 } from "@accord/domain"
 import { decodePreferencesPatch, PreferencesPatchBody } from "@accord/contract"
 import { type AccordRuntime, type HttpRequest, makeHttpHandler, readJson } from "@accord/core"
-import { productionScryptCost, ScryptPasswordHasherLive, testScryptCost } from "@accord/node"
+import { productionScryptCost, ScryptPasswordHasherLive, testScryptCost } from "@accord/node/scrypt"
 import { makeMemoryStore } from "@accord/store-memory"
 import { Cause, Effect, Exit, Layer, ManagedRuntime, Redacted, Schema } from "effect"
 import { Bench } from "tinybench"

@@ -1,7 +1,7 @@
 import { startFastifyServer } from "@accord/adapter-fastify"
 import { startKoaServer } from "@accord/adapter-koa"
 import type { AccordRuntime } from "@accord/core"
-import { ScryptPasswordHasherLive } from "@accord/node"
+import { ScryptPasswordHasherLive } from "@accord/node/scrypt"
 import { makeMemoryStore } from "@accord/store-memory"
 import { Layer, ManagedRuntime } from "effect"
 import { makeBareStore } from "./bare-domain.js"

@@ -1,7 +1,7 @@
 import express, { type NextFunction, type Request, type Response } from "express"
 import { Layer, ManagedRuntime, Schema } from "effect"
 import { Seed } from "@accord/domain"
-import { ScryptPasswordHasherLive } from "@accord/node"
+import { ScryptPasswordHasherLive } from "@accord/node/scrypt"
 import { makeMemoryStore } from "@accord/store-memory"
 import { accordExpressRouter } from "@accord/adapter-express"
 

@@ -1,7 +1,7 @@
 import Fastify from "fastify"
 import { Layer, ManagedRuntime, Schema } from "effect"
 import { Seed } from "@accord/domain"
-import { ScryptPasswordHasherLive } from "@accord/node"
+import { ScryptPasswordHasherLive } from "@accord/node/scrypt"
 import { makeMemoryStore } from "@accord/store-memory"
 import { accordPlugin } from "@accord/adapter-fastify"
 

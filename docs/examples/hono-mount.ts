@@ -2,7 +2,7 @@ import { Hono } from "hono"
 import { serve } from "@hono/node-server"
 import { Layer, ManagedRuntime, Schema } from "effect"
 import { Seed } from "@accord/domain"
-import { ScryptPasswordHasherLive } from "@accord/node"
+import { ScryptPasswordHasherLive } from "@accord/node/scrypt"
 import { makeMemoryStore } from "@accord/store-memory"
 import { makeFetchHandler } from "@accord/adapter-fetch"
 

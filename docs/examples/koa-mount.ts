@@ -2,7 +2,7 @@ import Koa from "koa"
 import Router from "@koa/router"
 import { Layer, ManagedRuntime, Schema } from "effect"
 import { Seed } from "@accord/domain"
-import { ScryptPasswordHasherLive } from "@accord/node"
+import { ScryptPasswordHasherLive } from "@accord/node/scrypt"
 import { makeMemoryStore } from "@accord/store-memory"
 import { accordRouter } from "@accord/adapter-koa"
 

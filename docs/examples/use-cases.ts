@@ -1,7 +1,7 @@
 import { Effect, Layer, ManagedRuntime, Schema } from "effect"
 import { PaymentMethodId, Seed, setDefaultPaymentMethod, updateLanguagePreferences, UserId } from "@accord/domain"
 import { decodePreferencesPatch } from "@accord/contract"
-import { ScryptPasswordHasherLive } from "@accord/node"
+import { ScryptPasswordHasherLive } from "@accord/node/scrypt"
 import { makeMemoryStore } from "@accord/store-memory"
 
 // Built once for the life of the process: a store (PostgresStoreLive in production) and the password hasher.

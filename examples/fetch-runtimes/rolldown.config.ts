@@ -1,6 +1,6 @@
 import type { BuildOptions } from "rolldown"
 
-// The Worker's bundle: the `node:` builtins the scrypt hasher and @accord/node import are left to workerd's
+// The Worker's bundle: `node:crypto`, which the scrypt hasher and the token digests import, is left to workerd's
 // `nodejs_compat`. test/runtimes.test.ts builds the same bundle in memory.
 const workerBundle: BuildOptions = {
   input: new URL("src/worker.ts", import.meta.url).pathname,

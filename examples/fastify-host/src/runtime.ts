@@ -1,6 +1,6 @@
 import { Seed, StoreAdmin, type StoreServices } from "@accord/domain"
 import type { AccordRuntime } from "@accord/core"
-import { ScryptPasswordHasherLive, type ScryptHasherOptions } from "@accord/node"
+import { ScryptPasswordHasherLive, type ScryptHasherOptions } from "@accord/node/scrypt"
 import { JwtAuthenticatorLive } from "@accord/auth-jwt"
 import { PgliteStoreLive, PostgresStoreLive } from "@accord/store-postgres"
 import { Effect, Layer, ManagedRuntime, Schema } from "effect"

@@ -1,4 +1,4 @@
-import { testScryptCost } from "@accord/node"
+import { testScryptCost } from "@accord/node/scrypt"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import type { FastifyInstance } from "fastify"
 import { randomBytes } from "node:crypto"

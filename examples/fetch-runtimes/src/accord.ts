@@ -1,6 +1,6 @@
 import { Layer, ManagedRuntime, Schema } from "effect"
 import { Seed } from "@accord/domain"
-import { ScryptPasswordHasherLive } from "@accord/node"
+import { ScryptPasswordHasherLive } from "@accord/node/scrypt"
 import { makeMemoryStore } from "@accord/store-memory"
 import { makeFetchHandler } from "@accord/adapter-fetch"
 import seedJson from "../../../seed.json" with { type: "json" }

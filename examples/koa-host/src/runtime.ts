@@ -1,6 +1,6 @@
 import { Seed } from "@accord/domain"
 import type { AccordRuntime } from "@accord/core"
-import { ScryptPasswordHasherLive, type ScryptHasherOptions } from "@accord/node"
+import { ScryptPasswordHasherLive, type ScryptHasherOptions } from "@accord/node/scrypt"
 import { JwtAuthenticatorLive } from "@accord/auth-jwt"
 import { makeMemoryStore } from "@accord/store-memory"
 import { Layer, ManagedRuntime, Schema } from "effect"

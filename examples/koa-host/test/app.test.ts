@@ -1,4 +1,4 @@
-import { testScryptCost } from "@accord/node"
+import { testScryptCost } from "@accord/node/scrypt"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import type { AddressInfo } from "node:net"
 import type { Server } from "node:http"

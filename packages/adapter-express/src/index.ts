@@ -4,11 +4,9 @@ import {
   makeNodeHttpHandler,
   requestPath,
   responsePayload,
-  serve,
-  toHttpRequest,
-  type RunningServer,
-  type StandaloneServerOptions
-} from "@accord/node"
+  toHttpRequest
+} from "@accord/node/bridge"
+import { serve, type RunningServer, type StandaloneServerOptions } from "@accord/node/server"
 import express, { Router, type Request, type RequestHandler, type Response } from "express"
 
 /**

@@ -1,13 +1,6 @@
 import type { HttpHandler, HttpHandlerOptions } from "@accord/core"
-import {
-  closeIfBodyUnread,
-  makeNodeHttpHandler,
-  responsePayload,
-  serve,
-  toHttpRequest,
-  type RunningServer,
-  type StandaloneServerOptions
-} from "@accord/node"
+import { closeIfBodyUnread, makeNodeHttpHandler, responsePayload, toHttpRequest } from "@accord/node/bridge"
+import { serve, type RunningServer, type StandaloneServerOptions } from "@accord/node/server"
 import Fastify, {
   type FastifyError,
   type FastifyInstance,

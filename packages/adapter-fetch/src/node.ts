@@ -7,11 +7,9 @@ import {
   nodeBodyNow,
   requestPath,
   responsePayload,
-  serve,
-  toHttpRequest,
-  type RunningServer,
-  type StandaloneServerOptions
-} from "@accord/node"
+  toHttpRequest
+} from "@accord/node/bridge"
+import { serve, type RunningServer, type StandaloneServerOptions } from "@accord/node/server"
 import { getRequestListener, RequestError, type Http2Bindings, type HttpBindings } from "@hono/node-server"
 import { RESPONSE_ALREADY_SENT } from "@hono/node-server/utils/response"
 import { IncomingMessage, type ServerResponse } from "node:http"

@@ -1,7 +1,7 @@
 import { fromFetchRequest, makeFetchHandler } from "@accord/adapter-fetch"
 import { Seed } from "@accord/domain"
 import { headerValue, type HttpRequest, makeHttpHandler } from "@accord/core"
-import { ScryptPasswordHasherLive, testScryptCost } from "@accord/node"
+import { ScryptPasswordHasherLive, testScryptCost } from "@accord/node/scrypt"
 import { makeMemoryStore } from "@accord/store-memory"
 import { afterAll, describe, expect, it, vi } from "@effect/vitest"
 import { Layer, ManagedRuntime, Schema } from "effect"

@@ -1,6 +1,6 @@
 import { makeFetchHandler } from "@accord/adapter-fetch"
 import { send } from "@accord/conformance"
-import { listen } from "@accord/node"
+import { listen } from "@accord/node/server"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { getRequestListener } from "@hono/node-server"
 import { Hono } from "hono"

@@ -2,7 +2,7 @@ import Fastify from "fastify"
 import { Layer, ManagedRuntime } from "effect"
 import { accordPlugin } from "@accord/adapter-fastify"
 import { loadApiReference } from "@accord/api-reference"
-import { ScryptPasswordHasherLive } from "@accord/node"
+import { ScryptPasswordHasherLive } from "@accord/node/scrypt"
 import { MemoryStoreLive } from "@accord/store-memory"
 
 const runtime = ManagedRuntime.make(Layer.mergeAll(MemoryStoreLive, ScryptPasswordHasherLive()))

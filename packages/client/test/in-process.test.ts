@@ -2,7 +2,7 @@ import { makeFetchHandler } from "@accord/adapter-fetch"
 import { startFetchServer } from "@accord/adapter-fetch/node"
 import { startKoaServer } from "@accord/adapter-koa"
 import { makeAccordClient, type AccordClientMethods, type FetchLike } from "@accord/client"
-import type { RunningServer } from "@accord/node"
+import type { RunningServer } from "@accord/node/server"
 import { makeAccordTestKit, type AccordTestKit } from "@accord/testkit"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 

@@ -4,7 +4,7 @@ import { makeFetchHandler } from "@accord/adapter-fetch"
 import { startFetchServer } from "@accord/adapter-fetch/node"
 import { startKoaServer } from "@accord/adapter-koa"
 import type { AccordRuntime } from "@accord/core"
-import type { RunningServer, StandaloneServerOptions } from "@accord/node"
+import type { RunningServer, StandaloneServerOptions } from "@accord/node/server"
 import { makeAccordClient, type AccordClientMethods, type AccordClientOptions, type FetchLike } from "@accord/client"
 import { makeAccordTestKit, type AccordTestKit } from "@accord/testkit"
 

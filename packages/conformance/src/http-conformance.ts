@@ -1,5 +1,5 @@
 import type { SeedInput } from "@accord/domain"
-import type { RunningServer } from "@accord/node"
+import type { RunningServer } from "@accord/node/server"
 import { afterAll, beforeAll, describe, it } from "@effect/vitest"
 import { unmetNeeds, type AuditTarget } from "./audits/audit.js"
 import { makeAuditFixture } from "./audits/fixture.js"

@@ -1,12 +1,8 @@
 import { Seed, type SeedInput, StoreAdmin, type StoreServices } from "@accord/domain"
 import type { AccordRuntime } from "@accord/core"
 import { loadApiReference } from "@accord/api-reference"
-import {
-  ScryptPasswordHasherLive,
-  testScryptCost,
-  type RunningServer,
-  type StandaloneServerOptions
-} from "@accord/node"
+import { ScryptPasswordHasherLive, testScryptCost } from "@accord/node/scrypt"
+import type { RunningServer, StandaloneServerOptions } from "@accord/node/server"
 import { MemoryStoreLive } from "@accord/store-memory"
 import { Effect, Layer, ManagedRuntime, Schema } from "effect"
 import type { StartServer } from "./http-conformance.js"

@@ -2,7 +2,7 @@ import { accordRouter } from "@accord/adapter-koa"
 import type { StartAdapter } from "@accord/conformance"
 import type { Context, Next } from "koa"
 import Koa from "koa"
-import { listen } from "@accord/node"
+import { listen } from "@accord/node/server"
 import { createServer } from "node:http"
 
 export interface KoaHostOptions {

@@ -1,4 +1,4 @@
-import type { RunningServer } from "@accord/node"
+import type { RunningServer } from "@accord/node/server"
 import { startExpressServer } from "@accord/adapter-express"
 import { startFastifyServer } from "@accord/adapter-fastify"
 import { startFetchServer } from "@accord/adapter-fetch/node"

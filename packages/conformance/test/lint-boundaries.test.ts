@@ -163,10 +163,10 @@ describe("lint: architecture boundaries", () => {
       await expectRule("packages/adapter-fetch/src/x.ts", `${code}\n`, "no-restricted-imports")
     })
 
-    it("may import core, @accord/node and their own framework", async () => {
+    it("may import core, @accord/node's bridge and their own framework", async () => {
       await expectClean(
         "packages/adapter-koa/src/x.ts",
-        'import Koa from "koa"\nimport { createHttpHandler } from "@accord/core"\nimport { toHttpRequest } from "@accord/node"\nexport const parts = [Koa, createHttpHandler, toHttpRequest]\n'
+        'import Koa from "koa"\nimport { createHttpHandler } from "@accord/core"\nimport { toHttpRequest } from "@accord/node/bridge"\nexport const parts = [Koa, createHttpHandler, toHttpRequest]\n'
       )
     })
   })
@@ -196,7 +196,7 @@ describe("lint: architecture boundaries", () => {
       )
       await expectClean(
         "packages/adapter-fetch/src/node.ts",
-        'import { createServer } from "node:http"\nimport { listen } from "@accord/node"\nexport const parts = [createServer, listen, Buffer.from("x")]\n'
+        'import { createServer } from "node:http"\nimport { listen } from "@accord/node/server"\nexport const parts = [createServer, listen, Buffer.from("x")]\n'
       )
     })
   })
@@ -226,6 +226,56 @@ describe("lint: architecture boundaries", () => {
       await expectClean(
         "packages/store-memory/src/x.ts",
         'import { tokenDigest } from "@accord/node/token-digest"\nexport const parts = [tokenDigest]\n'
+      )
+    })
+  })
+
+  describe("@accord/node by role: each package imports the entry points of the roles it uses", () => {
+    it.each([
+      'import { toHttpRequest } from "@accord/node"',
+      'import { ScryptPasswordHasherLive } from "@accord/node/scrypt"',
+      'import { tokenDigest } from "@accord/node/token-digest"'
+    ])("an adapter refuses %s", async (code) => {
+      for (const file of [
+        "packages/adapter-koa/src/x.ts",
+        "packages/adapter-fastify/src/x.ts",
+        "packages/adapter-express/src/x.ts",
+        "packages/adapter-fetch/src/node.ts"
+      ])
+        await expectRule(file, `${code}\n`, "no-restricted-imports")
+    })
+
+    it("an adapter may import the request bridge and the standalone server", async () => {
+      for (const file of ["packages/adapter-express/src/x.ts", "packages/adapter-fetch/src/node.ts"])
+        await expectClean(
+          file,
+          'import { toHttpRequest } from "@accord/node/bridge"\nimport { serve } from "@accord/node/server"\nexport const parts = [toHttpRequest, serve]\n'
+        )
+    })
+
+    it.each([
+      'import { tokenDigest } from "@accord/node"',
+      'import { toHttpRequest } from "@accord/node/bridge"',
+      'import { serve } from "@accord/node/server"',
+      'import { ScryptPasswordHasherLive } from "@accord/node/scrypt"'
+    ])("a store refuses %s", async (code) => {
+      await expectRule("packages/store-memory/src/x.ts", `${code}\n`, "no-restricted-imports")
+      await expectRule("packages/store-postgres/src/x.ts", `${code}\n`, "no-restricted-imports")
+    })
+
+    it("no Accord package imports the union meant for hosts, the server included", async () => {
+      for (const dir of ["server", "testkit", "rate-limit", "auth-jwt", "api-reference"])
+        await expectRule(
+          `packages/${dir}/src/x.ts`,
+          'import { serve } from "@accord/node"\nexport const parts = [serve]\n',
+          "no-restricted-imports"
+        )
+    })
+
+    it("the server may import every role", async () => {
+      await expectClean(
+        "packages/server/src/x.ts",
+        'import { toHttpRequest } from "@accord/node/bridge"\nimport { serve } from "@accord/node/server"\nimport { ScryptPasswordHasherLive } from "@accord/node/scrypt"\nimport { tokenDigest } from "@accord/node/token-digest"\nexport const parts = [toHttpRequest, serve, ScryptPasswordHasherLive, tokenDigest]\n'
       )
     })
   })

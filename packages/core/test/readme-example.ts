@@ -1,7 +1,7 @@
 import { Effect, Layer, ManagedRuntime, Schema } from "effect"
 import { Seed } from "@accord/domain"
 import { accordImplementations, makeHttpHandler } from "@accord/core"
-import { ScryptPasswordHasherLive, testScryptCost } from "@accord/node"
+import { ScryptPasswordHasherLive, testScryptCost } from "@accord/node/scrypt"
 import { makeMemoryStore } from "@accord/store-memory"
 
 // A runtime holding a store and the hasher, built once; the handler binds the contract's operations to it.

@@ -1,4 +1,4 @@
-import { bodyFullyReceived, nodeBodyNow, nodeBodyReader, requestPath, responsePayload } from "@accord/node"
+import { bodyFullyReceived, nodeBodyNow, nodeBodyReader, requestPath, responsePayload } from "@accord/node/bridge"
 import type { BodyReadResult } from "@accord/core"
 import { describe, expect, it } from "@effect/vitest"
 import { createServer, type IncomingMessage } from "node:http"

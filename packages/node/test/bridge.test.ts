@@ -1,5 +1,6 @@
 import type { DocsAssets, HttpRequest } from "@accord/core"
-import { makeNodeHttpHandler, ScryptPasswordHasherLive, testScryptCost } from "@accord/node"
+import { makeNodeHttpHandler } from "@accord/node/bridge"
+import { ScryptPasswordHasherLive, testScryptCost } from "@accord/node/scrypt"
 import { MemoryStoreLive } from "@accord/store-memory"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Layer, ManagedRuntime } from "effect"

@@ -1,7 +1,7 @@
 import { createServer, type Server } from "node:http"
 import { connect } from "node:net"
 import { afterEach, describe, expect, it } from "@effect/vitest"
-import { guardServer, listen, MAX_UNANSWERED_PER_CONNECTION } from "@accord/node"
+import { guardServer, listen, MAX_UNANSWERED_PER_CONNECTION } from "@accord/node/server"
 
 // docs/SECURITY.md, item 18: past the unanswered limit nothing more of a connection's read is parsed or dispatched.
 describe("guardServer and a client that pipelines without reading", () => {

@@ -1,14 +1,8 @@
 import { Layer, ManagedRuntime, Schema } from "effect"
 import { Seed } from "@accord/domain"
-import {
-  closeIfBodyUnread,
-  makeNodeHttpHandler,
-  responsePayload,
-  ScryptPasswordHasherLive,
-  serve,
-  testScryptCost,
-  toHttpRequest
-} from "@accord/node"
+import { closeIfBodyUnread, makeNodeHttpHandler, responsePayload, toHttpRequest } from "@accord/node/bridge"
+import { serve } from "@accord/node/server"
+import { ScryptPasswordHasherLive, testScryptCost } from "@accord/node/scrypt"
 import { makeMemoryStore } from "@accord/store-memory"
 
 // The runtime: a store and the scrypt hasher (cheap cost for the example; production: ScryptPasswordHasherLive()).

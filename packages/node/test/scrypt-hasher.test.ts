@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber, Redacted, Result } from "effect"
 import { PasswordHash, PasswordHasher, Unavailable } from "@accord/domain"
-import { makeScryptHasher, ScryptPasswordHasherLive, testScryptCost, type ScryptHasherLoad } from "@accord/node"
+import { makeScryptHasher, ScryptPasswordHasherLive, testScryptCost, type ScryptHasherLoad } from "@accord/node/scrypt"
 
 const secret = Redacted.make("correct horse battery")
 

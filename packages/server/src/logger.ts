@@ -1,7 +1,7 @@
 import { fstatSync, write, writeSync } from "node:fs"
 import { pino, type DestinationStream, type Logger } from "pino"
 import type { HttpHandlerOptions, RequestLog } from "@accord/core"
-import type { ClientErrorLog, StandaloneServerOptions } from "@accord/node"
+import type { ClientErrorLog, StandaloneServerOptions } from "@accord/node/server"
 import type { LogLevel, LogRequests } from "./config.js"
 
 /**

@@ -9,7 +9,8 @@ import {
   type PrometheusContentType
 } from "prom-client"
 import { methodLabel, type RequestLog } from "@accord/core"
-import { listen, type ClientErrorLog, type ScryptHasherLoad, type StandaloneServerOptions } from "@accord/node"
+import type { ScryptHasherLoad } from "@accord/node/scrypt"
+import { listen, type ClientErrorLog, type StandaloneServerOptions } from "@accord/node/server"
 import type { PgPoolStats } from "@accord/store-postgres"
 
 // Label values come from fixed sets only (docs/operations.md, "Metrics"): a client chooses its method and path, so

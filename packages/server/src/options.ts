@@ -16,17 +16,15 @@ import {
 } from "@accord/cli-options"
 import { DEFAULT_BODY_LIMIT, DEFAULT_MAX_PATH_LENGTH } from "@accord/core"
 import { DEFAULT_CLOCK_TOLERANCE_SECONDS } from "@accord/auth-jwt"
+import { DEFAULT_SCRYPT_MAX_CONCURRENT, DEFAULT_SCRYPT_MAX_QUEUED, productionScryptCost } from "@accord/node/scrypt"
 import {
   DEFAULT_DRAIN_TIMEOUT_MS,
   DEFAULT_HEADERS_TIMEOUT_MS,
   DEFAULT_HOST,
   DEFAULT_MAX_HEADER_SIZE,
   DEFAULT_PORT,
-  DEFAULT_REQUEST_TIMEOUT_MS,
-  DEFAULT_SCRYPT_MAX_CONCURRENT,
-  DEFAULT_SCRYPT_MAX_QUEUED,
-  productionScryptCost
-} from "@accord/node"
+  DEFAULT_REQUEST_TIMEOUT_MS
+} from "@accord/node/server"
 import { Schema, SchemaTransformation } from "effect"
 
 export const ADAPTERS = ["koa", "fastify", "express", "fetch"] as const

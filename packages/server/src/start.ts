@@ -3,12 +3,8 @@ import { Cause, Effect, Exit, Layer, ManagedRuntime, Redacted } from "effect"
 import type { Logger } from "pino"
 import { type Seed, StoreAdmin, type StoreServices, Unavailable, withPortSpans } from "@accord/domain"
 import type { AccordRuntime } from "@accord/core"
-import {
-  productionScryptCost,
-  ScryptPasswordHasherLive,
-  type RunningServer,
-  type StandaloneServerOptions
-} from "@accord/node"
+import { productionScryptCost, ScryptPasswordHasherLive } from "@accord/node/scrypt"
+import type { RunningServer, StandaloneServerOptions } from "@accord/node/server"
 import { loadApiReference } from "@accord/api-reference"
 import { JwtAuthenticatorLive } from "@accord/auth-jwt"
 import { MemoryStoreLive } from "@accord/store-memory"

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
 import { pino } from "pino"
 import type { RequestLog } from "@accord/core"
-import type { ClientErrorLog } from "@accord/node"
+import type { ClientErrorLog } from "@accord/node/server"
 import { ConfigError, createLogger, parseConfig, redactPaths, requestLogging } from "../src/index.js"
 import { BufferedLog, durationJson, LOG_FLUSH_INTERVAL_MS, MAX_BUFFERED_LOG_BYTES } from "../src/logger.js"
 import {

@@ -7,7 +7,7 @@ import { Effect, Layer, ManagedRuntime, Redacted } from "effect"
 import { PasswordHasher, PlanEntries } from "@accord/domain"
 import { fillFileSystem, mountTmpfs, tmpfsUnavailable } from "@accord/conformance"
 import { auditTarget, httpAudits, runAudits } from "@accord/conformance/audits"
-import { ScryptPasswordHasherLive, testScryptCost } from "@accord/node"
+import { ScryptPasswordHasherLive, testScryptCost } from "@accord/node/scrypt"
 import { DATA_DIR_LOCK_FILE, PgliteStoreLive } from "@accord/store-postgres"
 import { createLogger, storeFullLogging } from "../src/logger.js"
 import {

@@ -18,7 +18,8 @@ import {
   type SeedInput
 } from "@accord/domain"
 import type { AccordRuntime } from "@accord/core"
-import { makeScryptHasher, ScryptPasswordHasherLive, testScryptCost, type RunningServer } from "@accord/node"
+import type { RunningServer } from "@accord/node/server"
+import { makeScryptHasher, ScryptPasswordHasherLive, testScryptCost } from "@accord/node/scrypt"
 import { MemoryStoreLive } from "@accord/store-memory"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, ManagedRuntime, Redacted } from "effect"

@@ -8,7 +8,7 @@ const log = vi.spyOn(console, "log").mockImplementation(() => undefined)
 import { Effect, Layer, Schema } from "effect"
 import { Seed, StoreAdmin, updateLanguagePreferences, UserId } from "@accord/domain"
 import { decodePreferencesPatch, toPreferencesView } from "@accord/contract"
-import { ScryptPasswordHasherLive, testScryptCost } from "@accord/node"
+import { ScryptPasswordHasherLive, testScryptCost } from "@accord/node/scrypt"
 import { MemoryStoreLive } from "@accord/store-memory"
 
 // Everything the use cases need: the in-memory store and a password hasher (cheap cost: for examples and tests).

@@ -15,7 +15,7 @@ import {
   StoreAdmin,
   Unauthenticated
 } from "@accord/domain"
-import { ScryptPasswordHasherLive, testScryptCost } from "@accord/node"
+import { ScryptPasswordHasherLive, testScryptCost } from "@accord/node/scrypt"
 import { makePgliteExecutor, SqlStoreLive, type SqlExecutor } from "@accord/store-postgres"
 
 // The store's only constant-time primitive, spied on (and still doing its work) to see that authentication uses it.

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto"
 import { type ClientId, type PaymentMethod, PaymentMethods, Seed, type UserId } from "@accord/domain"
 import type { AccordRuntime } from "@accord/core"
-import { ScryptPasswordHasherLive, testScryptCost, type ScryptHasherOptions } from "@accord/node"
+import { ScryptPasswordHasherLive, testScryptCost, type ScryptHasherOptions } from "@accord/node/scrypt"
 import { makeMemoryStore } from "@accord/store-memory"
 import { Effect, Layer, ManagedRuntime, Result, Schema } from "effect"
 

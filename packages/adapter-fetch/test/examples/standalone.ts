@@ -1,5 +1,5 @@
 import { Layer, ManagedRuntime } from "effect"
-import { ScryptPasswordHasherLive } from "@accord/node"
+import { ScryptPasswordHasherLive } from "@accord/node/scrypt"
 import { MemoryStoreLive } from "@accord/store-memory"
 import { startFetchServer } from "@accord/adapter-fetch/node"
 

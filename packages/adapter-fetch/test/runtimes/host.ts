@@ -1,6 +1,6 @@
 import { makeFetchHandler } from "@accord/adapter-fetch"
 import { Seed } from "@accord/domain"
-import { ScryptPasswordHasherLive, testScryptCost } from "@accord/node"
+import { ScryptPasswordHasherLive, testScryptCost } from "@accord/node/scrypt"
 import { makeMemoryStore } from "@accord/store-memory"
 import { Layer, ManagedRuntime, Schema } from "effect"
 

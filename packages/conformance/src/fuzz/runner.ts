@@ -1,4 +1,4 @@
-import type { RunningServer } from "@accord/node"
+import type { RunningServer } from "@accord/node/server"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
 import { Agent } from "node:http"

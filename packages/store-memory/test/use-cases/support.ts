@@ -15,7 +15,7 @@ import {
   ValidationError
 } from "@accord/domain"
 import { decodePreferencesPatch, PlanEntryBody, SetDefaultBody } from "@accord/contract"
-import { ScryptPasswordHasherLive, testScryptCost } from "@accord/node"
+import { ScryptPasswordHasherLive, testScryptCost } from "@accord/node/scrypt"
 import { MemoryStoreLive } from "@accord/store-memory"
 
 /** A fresh memory store and a cheap scrypt hasher: each test that provides it starts from nothing. */

@@ -2,8 +2,8 @@ import type { IncomingMessage, RequestListener, Server, ServerOptions, ServerRes
 import type { AddressInfo, Socket } from "node:net"
 import { PROBLEM_CONTENT_TYPE, PROBLEMS, REASON_PHRASES } from "@accord/contract"
 import { problem, problemBody, type HttpHandlerOptions, type Problem } from "@accord/core"
-import { markTimedOut } from "./body-reader.js"
-import { expectsContinue } from "./bridge.js"
+import { markTimedOut } from "../bridge/body-reader.js"
+import { expectsContinue } from "../bridge/bridge.js"
 import type { ClientErrorLog, StandaloneServerOptions } from "./standalone.js"
 
 /** docs/api.md, "Precise rules" (drain): the default time accepted requests get to finish on close. */

@@ -2,7 +2,8 @@ import { constants } from "node:os"
 import type { Logger } from "pino"
 import { isClusterWorker, reportListening, runPrimary, type PrimaryService } from "./cluster.js"
 import { ConfigError, parseConfig, usage } from "./config.js"
-import { createLogger, flushLogger, sharedStderr } from "./logger.js"
+import { sharedStderr } from "./buffered-log.js"
+import { createLogger, flushLogger } from "./logger.js"
 import type { RunningAccord } from "./start.js"
 
 /** Start failures are for a person at a terminal: plain text on stderr, no stack. */

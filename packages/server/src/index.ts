@@ -14,7 +14,8 @@ export {
   type TracingConfig
 } from "./config.js"
 export { serverOptions } from "./options.js"
-export { createLogger, flushLogger, redactPaths, requestLogging, type RequestLoggingOptions } from "./logger.js"
+export { createLogger, flushLogger, redactPaths } from "./logger.js"
+export { requestLogging, type RequestLoggingOptions } from "./request-line.js"
 export {
   clusterWorkerRegistry,
   createMetrics,

@@ -7,7 +7,8 @@ import { pino } from "pino"
 import type { RequestLog } from "@accord/core"
 import type { ClientErrorLog } from "@accord/node/server"
 import { ConfigError, createLogger, parseConfig, redactPaths, requestLogging } from "../src/index.js"
-import { BufferedLog, durationJson, LOG_FLUSH_INTERVAL_MS, MAX_BUFFERED_LOG_BYTES } from "../src/logger.js"
+import { BufferedLog, LOG_FLUSH_INTERVAL_MS, MAX_BUFFERED_LOG_BYTES } from "../src/buffered-log.js"
+import { durationJson } from "../src/request-line.js"
 import {
   bearer,
   buildServer,
@@ -278,10 +279,10 @@ describe("BufferedLog, on a file descriptor", () => {
   it("writes what is pending when the process exits without a flush (process.exit), to a regular file", async () => {
     buildServer()
     const path = join(temp.dir, "exit.log")
-    const loggerJs = join(repoRoot, "packages/server/dist/logger.js")
+    const bufferedLogJs = join(repoRoot, "packages/server/dist/buffered-log.js")
     const script = `
       import { openSync } from "node:fs"
-      const { BufferedLog } = await import(${JSON.stringify(loggerJs)})
+      const { BufferedLog } = await import(${JSON.stringify(bufferedLogJs)})
       const log = new BufferedLog(openSync(${JSON.stringify(path)}, "w"))
       for (let index = 0; index < 5; index++) log.write(\`line \${index}\\n\`)
       process.exit(0)`

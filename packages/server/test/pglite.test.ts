@@ -9,7 +9,8 @@ import { fillFileSystem, mountTmpfs, tmpfsUnavailable } from "@accord/conformanc
 import { auditTarget, httpAudits, runAudits } from "@accord/conformance/audits"
 import { ScryptPasswordHasherLive, testScryptCost } from "@accord/node/scrypt"
 import { DATA_DIR_LOCK_FILE, PgliteStoreLive } from "@accord/store-postgres"
-import { createLogger, storeFullLogging } from "../src/logger.js"
+import { createLogger } from "../src/logger.js"
+import { storeFullLogging } from "../src/throttled-log.js"
 import {
   bearer,
   buildServer,

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { paths, send } from "@accord/conformance"
-import { createLogger, rateLimitErrorLogging } from "../src/logger.js"
+import { createLogger } from "../src/logger.js"
+import { rateLimitErrorLogging } from "../src/throttled-log.js"
 import { bearer, buildServer, makeTempDir, spawnCli, stopped, testSeed, USER_TOKEN } from "./cli-helpers.js"
 
 const FAILED = "rate limit store failed; requests are served without the limit"

@@ -10,10 +10,10 @@ import { serve, type RunningServer, type StandaloneServerOptions } from "@accord
 import express, { Router, type Request, type RequestHandler, type Response } from "express"
 
 /**
- * Hands the request to the core (which reads the body itself, JSON only) and writes its answer verbatim. The core
+ * Relays the request to the core (which reads the body itself, JSON only) and its response back verbatim. The core
  * gets the path as the client sent it: Express strips the mount path from `req.url`, never from `req.originalUrl`.
  */
-const answer = async (handler: HttpHandler, req: Request, res: Response): Promise<void> => {
+const relay = async (handler: HttpHandler, req: Request, res: Response): Promise<void> => {
   const response = await handler({ ...toHttpRequest(req, req, res), path: requestPath(req.originalUrl) })
   closeIfBodyUnread(req, res)
   // Node's own writing, not res.send: that one would add an ETag, guess a Content-Type and rewrite a HEAD or 204
@@ -32,14 +32,14 @@ const answer = async (handler: HttpHandler, req: Request, res: Response): Promis
 }
 
 /**
- * The middleware that answers through the core. The handler never rejects (every failure is already a response);
+ * The middleware that relays to the core. The handler never rejects (every failure is already a response);
  * should writing fail anyway, the connection is closed rather than the error handed to Express, whose next(error)
  * would reach the host's error handler or Express's HTML 500 (docs/embedding.md: Accord answers its own errors).
  */
-const answering =
+const relayMiddleware =
   (handler: HttpHandler): RequestHandler =>
   (req, res) =>
-    void answer(handler, req, res).catch(() => res.destroy())
+    void relay(handler, req, res).catch(() => res.destroy())
 
 /**
  * Accord as an Express 5 router: `app.use("/api", accordExpressRouter({ runtime }))`, with `prefix` (default `/api`)
@@ -49,7 +49,7 @@ const answering =
  */
 export const accordExpressRouter = (options: HttpHandlerOptions): Router => {
   const prefix = options.prefix ?? DEFAULT_PREFIX
-  const toCore = answering(makeNodeHttpHandler({ ...options, prefix }))
+  const toCore = relayMiddleware(makeNodeHttpHandler({ ...options, prefix }))
   // As the core reads its prefix (a trailing slash dropped), case-sensitively: Express's `app.use("/api")` also
   // matches `/API`, which goes on to the host's next middleware.
   const base = prefix.endsWith("/") ? prefix.slice(0, -1) : prefix
@@ -73,6 +73,6 @@ export const startExpressServer = (options: StandaloneServerOptions): Promise<Ru
     // Express's own final handler (its HTML 404 and 500) is never reached. Not the router plus a fallback: a request
     // leaving a router reaches the next middleware only after a setImmediate, by when Node may have taken in an unread
     // body, and `closeIfBodyUnread` would then keep a connection that Koa and Fastify close.
-    app.use(answering(makeNodeHttpHandler(handlerOptions)))
+    app.use(relayMiddleware(makeNodeHttpHandler(handlerOptions)))
     return app
   })

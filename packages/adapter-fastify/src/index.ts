@@ -15,8 +15,8 @@ import { Readable } from "node:stream"
 /** Everything `makeHttpHandler` takes except the prefix, which is the one the plugin is registered with. */
 export type AccordPluginOptions = Omit<HttpHandlerOptions, "prefix">
 
-/** Hands the request to the core and writes its answer verbatim. */
-const answer = async (handler: HttpHandler, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+/** Relays the request to the core and its response back verbatim. */
+const relay = async (handler: HttpHandler, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
   // The catch-all parser hands over the payload stream (after any host preParsing hook); unparsed requests have none.
   const body = request.body instanceof Readable ? request.body : request.raw
   const response = await handler(toHttpRequest(request.raw, body, reply.raw))
@@ -39,7 +39,7 @@ const passBodiesThrough = (instance: FastifyInstance, handler: HttpHandler): voi
       typeof error.code === "string" &&
       (error.code.startsWith("FST_ERR_CTP_") || error.code === "FST_ERR_ROUTE_MISSING_CONTENT_TYPE")
     ) {
-      return answer(handler, request, reply)
+      return relay(handler, request, reply)
     }
     // Anything else comes from the host's own hooks: its own error handler decides.
     throw error
@@ -56,7 +56,7 @@ const mountAccord = (instance: FastifyInstance, handler: HttpHandler): void => {
       method: instance.supportedMethods,
       url,
       exposeHeadRoute: false,
-      handler: (request, reply) => answer(handler, request, reply)
+      handler: (request, reply) => relay(handler, request, reply)
     })
   }
 }
@@ -89,11 +89,11 @@ export const startFastifyServer = (options: StandaloneServerOptions): Promise<Ru
       clientErrorHandler: () => undefined,
       // A path find-my-way cannot decode (`%zz`) is the core's 404, not Fastify's 400.
       frameworkErrors: (_error, request, reply) =>
-        void answer(handler, request, reply).catch((error: Error) => reply.raw.destroy(error))
+        void relay(handler, request, reply).catch((error: Error) => reply.raw.destroy(error))
     })
     passBodiesThrough(app, handler)
     // Outside the prefix, and methods Fastify does not route (e.g. PROPFIND, which is the core's 405 on a known path).
-    app.setNotFoundHandler((request, reply) => answer(handler, request, reply))
+    app.setNotFoundHandler((request, reply) => relay(handler, request, reply))
     await app.register(async (instance) => mountAccord(instance, handler), { prefix: handlerOptions.prefix })
     await app.ready()
     if (listener === undefined) throw new Error("Fastify did not call its serverFactory")

@@ -58,14 +58,14 @@ const isHttp1 = (env: HttpBindings | Http2Bindings): env is HttpBindings => env.
 /**
  * The fetch adapter's translation of requests behind @hono/node-server's listener (its Request reads headers and
  * body straight from Node's), with the limits, answers to malformed HTTP and drain of the other standalone servers
- * (`serve` from `@accord/node`). `*`, a backslash in the path or a bad Host, which @hono/node-server cannot make a URL
- * of, reach the core through the Node bridge: every answer is Koa's and Fastify's, on the wire too.
+ * (`serve` from `@accord/node/server`). `*`, a backslash in the path or a bad Host, which @hono/node-server cannot
+ * make a URL of, reach the core through the Node bridge: every answer is Koa's and Fastify's, on the wire too.
  */
 export const startFetchServer = (options: StandaloneServerOptions): Promise<RunningServer> =>
   serve(options, (handlerOptions) => {
     // Started a microtask after the request event, when Node has handed over the body that came with the headers.
     const handler = makeNodeHttpHandler(handlerOptions)
-    const answer = async (request: HttpRequest, incoming: IncomingMessage, outgoing: ServerResponse) => {
+    const relay = async (request: HttpRequest, incoming: IncomingMessage, outgoing: ServerResponse) => {
       const response = await handler(request)
       closeIfBodyUnread(incoming, outgoing)
       return writeResponse(response, outgoing)
@@ -77,7 +77,7 @@ export const startFetchServer = (options: StandaloneServerOptions): Promise<Runn
     const listener = getRequestListener(
       (request, env) =>
         isHttp1(env)
-          ? answer(fromIncoming(request, env.incoming, env.outgoing), env.incoming, env.outgoing)
+          ? relay(fromIncoming(request, env.incoming, env.outgoing), env.incoming, env.outgoing)
           : new Response(null, INTERNAL_ERROR),
       {
         // Global Request and Response stay Node's own: a library's server does not replace them for the whole
@@ -90,7 +90,7 @@ export const startFetchServer = (options: StandaloneServerOptions): Promise<Runn
         // 500.
         errorHandler: (error) =>
           error instanceof RequestError && arrivingIncoming !== undefined && arrivingOutgoing !== undefined
-            ? answer(
+            ? relay(
                 toHttpRequest(arrivingIncoming, arrivingIncoming, arrivingOutgoing),
                 arrivingIncoming,
                 arrivingOutgoing

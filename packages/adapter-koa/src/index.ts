@@ -4,8 +4,8 @@ import { serve, type RunningServer, type StandaloneServerOptions } from "@accord
 import Router from "@koa/router"
 import Koa, { type Context } from "koa"
 
-/** Hands the request to the core (which reads the body itself, JSON only) and writes its answer verbatim. */
-const answer = async (handler: HttpHandler, ctx: Context): Promise<void> => {
+/** Relays the request to the core (which reads the body itself, JSON only) and its response back verbatim. */
+const relay = async (handler: HttpHandler, ctx: Context): Promise<void> => {
   const response = await handler(toHttpRequest(ctx.req, ctx.req, ctx.res))
   closeIfBodyUnread(ctx.req, ctx.res)
   ctx.status = response.status
@@ -29,7 +29,7 @@ const routerFor = (handler: HttpHandler, prefix: string): Router => {
   // Case-sensitive, so only the prefix itself is claimed; the core's route table decides 404/405/OPTIONS/HEAD, so
   // every method on the prefix and under it goes to it.
   const router = new Router({ prefix, sensitive: true })
-  const route = (ctx: Context): Promise<void> => answer(handler, ctx)
+  const route = (ctx: Context): Promise<void> => relay(handler, ctx)
   router.all("/", route)
   router.all("/{*path}", route)
   return router
@@ -55,6 +55,6 @@ export const startKoaServer = (options: StandaloneServerOptions): Promise<Runnin
     app.on("error", (error: unknown) => options.onConnectionError?.(error))
     app.use(routerFor(handler, handlerOptions.prefix).routes())
     // Everything outside the prefix: the core answers its 404 problem, so every 404 has the same body.
-    app.use((ctx) => answer(handler, ctx))
+    app.use((ctx) => relay(handler, ctx))
     return app.callback()
   })

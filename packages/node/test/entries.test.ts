@@ -13,7 +13,7 @@ const roles = { bridge, server, scrypt, "token-digest": tokenDigest } as const
 
 const source = (relative: string) => new URL(`../src/${relative}`, import.meta.url)
 
-/** What a module loads when it runs: its value imports (`import type` loads nothing), its own modules followed. */
+/** What a module loads when it runs: its value and bare imports (`import type` loads nothing), its own modules followed. */
 const loadedBy = (
   entry: URL
 ): { readonly modules: ReadonlyArray<string>; readonly packages: ReadonlyArray<string> } => {
@@ -23,7 +23,9 @@ const loadedBy = (
     if (modules.has(file.pathname)) return
     modules.add(file.pathname)
     const text = readFileSync(file, "utf8")
-    for (const [, specifier = ""] of text.matchAll(/^(?:import|export) (?!type )[\w$*{},\s]*? from "([^"]+)"$/gm)) {
+    for (const [, specifier = ""] of text.matchAll(
+      /^(?:import|export) (?!type )(?:[\w$*{},\s]*? from )?"([^"]+)"$/gm
+    )) {
       if (specifier.startsWith(".")) visit(new URL(specifier.replace(/\.js$/, ".ts"), file))
       else packages.add(specifier)
     }

@@ -5,6 +5,8 @@ import { readFileSync, writeFileSync } from "node:fs"
 import { stdout } from "node:process"
 import { URL } from "node:url"
 import { makeOpenApiDocument, operationRoutesModule } from "@accord/contract"
+// A test helper in TypeScript, which Node loads by stripping its types: it bundles the built packages.
+import { bundleAll, EXAMPLES, readmeWithSizes, sizesTable, validatedExample } from "../packages/client/test/bundles.ts"
 
 /**
  * The registry: each generated file (relative to the repository's root) and how its text is made from its current
@@ -20,6 +22,16 @@ export const GENERATED = [
     // packages/core/test/openapi.test.ts
     file: "packages/core/test/openapi.expected.json",
     generate: () => `${JSON.stringify(makeOpenApiDocument({ serverUrl: "/api" }), null, 2)}\n`
+  },
+  {
+    // packages/client/test/bundle.test.ts; before the sizes, which bundle it
+    file: EXAMPLES.validated,
+    generate: () => validatedExample(readFileSync(new URL(`../${EXAMPLES.default}`, import.meta.url), "utf8"))
+  },
+  {
+    // packages/client/test/bundle.test.ts: the README's browser example by esbuild, rolldown and bun
+    file: "packages/client/README.md",
+    generate: async (current) => readmeWithSizes(current, sizesTable(await bundleAll()))
   }
 ]
 

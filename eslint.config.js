@@ -72,11 +72,23 @@ const clientForbidden = [
     message: "@accord/client is a client: no server framework or driver."
   },
   {
-    regex: "^@accord/(?!(contract|domain/values)$)",
+    regex: "^@accord/(?!(contract|contract/routes|domain/values)$)",
     message:
       "@accord/client imports @accord/contract (and the values it is made of) only, never core, the domain's use cases and ports, or a Node or server package."
   }
 ]
+
+/**
+ * The default client's files carry nothing of effect at run time (packages/client/README.md, "Bundle size"): the
+ * contract's plain routes (`@accord/contract/routes`) at run time, its Schemas and effect as types only. The
+ * Schema-checked client (validated.ts) and the Effect flavour (effect.ts) are entries of their own.
+ */
+const lightClientForbidden = {
+  regex: "^(effect(/.*)?|@accord/contract|@accord/domain/values)$",
+  message:
+    "The default @accord/client carries no Schema and nothing of effect: import @accord/contract/routes, or types only (import type); Schemas belong in src/validated.ts, effect in src/effect.ts.",
+  allowTypeImports: true
+}
 
 /**
  * The contract is the API as data: it depends on effect and the domain's values alone (a client carries only them);
@@ -251,6 +263,12 @@ export default defineConfig(
         }))
       ]
     }
+  },
+  {
+    // This block replaces the one above's import rule for these files, so its patterns come again.
+    files: ["packages/client/src/**"],
+    ignores: ["packages/client/src/validated.ts", "packages/client/src/effect.ts"],
+    rules: { "no-restricted-imports": restrictImports(...clientForbidden, lightClientForbidden) }
   },
   {
     files: ["packages/adapter-*/src/**"],

@@ -1,18 +1,30 @@
-import type { OperationId } from "@accord/contract"
-import { compiledOperations, send, settingsOf, type AnyRequest } from "./request.js"
+import { isProblemWithCode } from "@accord/contract/routes"
+import { methodsOf, type AnswerCheck } from "./request.js"
 import type { AccordClientMethods, AccordClientOptions } from "./types.js"
 
 /**
- * A client for an Accord API: one method per operation of the contract's table, named by its operationId, taking
+ * The default check of an answer's body, cheap and Schema-free (README, "Checking answers"): a success body is the
+ * JSON as sent, a problem must have the contract's problem shape (`isProblemWithCode`, held equal to its
+ * ProblemSchema) with one of the operation's codes.
+ */
+const lightCheck: AnswerCheck = {
+  success: (_, body) => ({ ok: true, value: body }),
+  problem: (_, body, codes) =>
+    isProblemWithCode(body, codes)
+      ? { ok: true, value: body }
+      : { ok: false, why: "not a problem+json body with one of its codes" }
+}
+
+/** A client whose answers `check` judges: what the default entry and the validated one make. */
+export const makeClientWith = (options: AccordClientOptions, check: AnswerCheck): AccordClientMethods =>
+  // Each method reads its operation's route, whose literal types AccordClientMethods states.
+  methodsOf(options, check) as unknown as AccordClientMethods
+
+/**
+ * A client for an Accord API: one method per operation of the contract, named by its operationId, taking
  * `{ params?, body?, signal? }` typed from the operation's Schemas and resolving to `{ ok: true, status, value }` or
  * `{ ok: false, status, problem }`. Rejects with `AccordTransportError` when no answer of the API's could be had.
+ * It checks answers cheaply and carries no Schema; `@accord/client/validated` decodes them with the Schemas.
  */
-export const makeAccordClient = (options: AccordClientOptions): AccordClientMethods => {
-  const settings = settingsOf(options)
-  const methods: Partial<Record<OperationId, (request?: AnyRequest) => Promise<unknown>>> = {}
-  for (const [id, compiled] of Object.entries(compiledOperations)) {
-    methods[id as OperationId] = (request) => send(settings, compiled, request)
-  }
-  // Each method sends with its operation's compiled Schemas, whose static types AccordClientMethods states.
-  return methods as AccordClientMethods
-}
+export const makeAccordClient = (options: AccordClientOptions): AccordClientMethods =>
+  makeClientWith(options, lightCheck)

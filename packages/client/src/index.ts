@@ -1,7 +1,8 @@
 // The public surface of @accord/client: a typed client for Accord's API, derived from @accord/contract's operations.
+// This entry carries no Schema and nothing of effect at run time (README, "Bundle size"): the Schema-checked client is
+// @accord/client/validated, the Effect flavour @accord/client/effect.
 export { makeAccordClient } from "./client.js"
-export { AccordClient, type AccordClientEffects, type EffectMethod } from "./effect.js"
-export { AccordProblem, AccordTransportError, type TransportFailure } from "./errors.js"
+export { AccordTransportError, type TransportFailure } from "./errors.js"
 export type {
   AccordClientMethods,
   AccordClientOptions,

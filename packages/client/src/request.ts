@@ -1,13 +1,5 @@
-import {
-  type OperationId,
-  operations,
-  PROBLEM_CODE_STATUS,
-  type ProblemCode,
-  problemCodesOf,
-  ProblemSchema,
-  type TypedOperation
-} from "@accord/contract"
-import { Result, Schema } from "effect"
+import type { OperationId, ProblemCode } from "@accord/contract"
+import { OPERATION_ROUTES, type ErasedOperationRoute, type ProblemWithCode } from "@accord/contract/routes"
 import { AccordTransportError } from "./errors.js"
 import type {
   AccordClientOptions,
@@ -30,52 +22,61 @@ export interface AnyRequest {
 
 export type AnyResult = AccordSuccess<number, unknown> | AccordFailure<ProblemCode> | AccordNotModified
 
-/** An operation with its decoders, built once when this module loads. */
-interface Compiled {
-  readonly operation: TypedOperation
-  readonly decodeSuccess: (input: unknown) => Result.Result<unknown, Schema.SchemaError>
-  readonly decodeProblem: (input: unknown) => Result.Result<ProblemBody, Schema.SchemaError>
+/** A method of the client at run time, whatever the operation (its static type is `ClientMethod<O>`). */
+export type AnyMethod = (request?: AnyRequest) => Promise<AnyResult>
+
+/** A body judged: the value it stands for, or why it is not one. */
+export type Judged<A> =
+  { readonly ok: true; readonly value: A } | { readonly ok: false; readonly why: string; readonly cause?: unknown }
+
+/**
+ * How the JSON body of an answer is judged once its status and media type are the operation's: the light check
+ * (client.ts) or a decode with the contract's Schemas (validated.ts).
+ */
+export interface AnswerCheck {
+  /** The body of the operation's success status, as the success value. */
+  readonly success: (id: OperationId, body: unknown) => Judged<unknown>
+  /** A problem+json body, as a problem whose code is one of `codes` (the operation's); its status is checked after. */
+  readonly problem: (
+    id: OperationId,
+    body: unknown,
+    codes: ReadonlyArray<ProblemCode>
+  ) => Judged<ProblemWithCode<ProblemCode>>
 }
 
-const compile = (operation: TypedOperation): Compiled => ({
-  operation,
-  decodeSuccess: Schema.decodeUnknownResult(operation.success.schema),
-  // The contract's ProblemSchema with `code` narrowed to the codes this operation can be answered with (problemCodesOf).
-  decodeProblem: Schema.decodeUnknownResult(
-    ProblemSchema.mapFields((fields) => ({ ...fields, code: Schema.Literals(problemCodesOf(operation)) }))
-  ) as Compiled["decodeProblem"]
-})
-
-/** Every operation of the contract's table, compiled: the client's methods, by operationId. */
-export const compiledOperations = Object.fromEntries(
-  Object.entries(operations).map(([id, operation]) => [id, compile(operation)])
-) as Readonly<Record<OperationId, Compiled>>
-
 /** The options with their defaults filled in. */
-export interface Settings {
+interface Settings {
   readonly baseUrl: string
   readonly token: TokenSource | undefined
   readonly fetch: FetchLike
 }
 
-export const settingsOf = (options: AccordClientOptions): Settings => ({
+const settingsOf = (options: AccordClientOptions): Settings => ({
   baseUrl: options.baseUrl.replace(/\/+$/, ""),
   token: options.token,
   // Looked up at each call, so a fetch replaced after the client was made (a test's stub) is the one used.
   fetch: options.fetch ?? ((request) => globalThis.fetch(request))
 })
 
+/** An operation as a method reads it: its plain route (the contract's, generated) and its problem codes. */
+interface BoundOperation {
+  readonly id: OperationId
+  readonly route: ErasedOperationRoute
+  readonly codes: ReadonlyArray<ProblemCode>
+  readonly check: AnswerCheck
+}
+
 const encoder = new TextEncoder()
 
-const PATH_PARAMETER = /\{([^}]+)\}/g
-
-const urlOf = (settings: Settings, operation: TypedOperation, params: AnyRequest["params"]): string =>
-  settings.baseUrl +
-  operation.path.replace(PATH_PARAMETER, (_, name: string) => {
+const urlOf = ({ id, route }: BoundOperation, settings: Settings, params: AnyRequest["params"]): string => {
+  let path: string = route.path
+  for (const name of route.params) {
     const value = params?.[name]
-    if (typeof value !== "string") throw new TypeError(`${operation.operationId}: params.${name} must be a string`)
-    return encodeURIComponent(value)
-  })
+    if (typeof value !== "string") throw new TypeError(`${id}: params.${name} must be a string`)
+    path = path.replace(`{${name}}`, () => encodeURIComponent(value))
+  }
+  return settings.baseUrl + path
+}
 
 const resolveToken = async (token: TokenSource | undefined): Promise<string | undefined> => {
   if (typeof token !== "function") return token
@@ -88,48 +89,56 @@ const resolveToken = async (token: TokenSource | undefined): Promise<string | un
 
 const mediaTypeOf = (contentType: string | null): string | undefined => contentType?.split(";")[0]?.trim().toLowerCase()
 
-const undecodable = (operation: TypedOperation, status: number, why: string, cause?: unknown) =>
+const undecodable = (id: OperationId, status: number, why: string, cause?: unknown) =>
   new AccordTransportError({
     reason: "undecodable",
-    message: `${operation.operationId}: the ${status} answer is not one this operation gives (${why}).`,
+    message: `${id}: the ${status} answer is not one this operation gives (${why}).`,
     status,
     ...(cause !== undefined && { cause })
   })
 
-const parseJson = (operation: TypedOperation, status: number, text: string): unknown => {
+/** The JSON body of an answer with the media type `expected`, judged by `judge`; anything else is undecodable. */
+const judgedBody = <A>(
+  id: OperationId,
+  response: Response,
+  text: string,
+  expected: string,
+  judge: (body: unknown) => Judged<A>
+): A => {
+  const { status } = response
+  const contentType = response.headers.get("content-type")
+  if (mediaTypeOf(contentType) !== expected) throw undecodable(id, status, `Content-Type ${contentType}`)
+  let body: unknown
   try {
-    return JSON.parse(text)
+    body = JSON.parse(text)
   } catch (cause) {
-    throw undecodable(operation, status, "the body is not JSON", cause)
+    throw undecodable(id, status, "the body is not JSON", cause)
   }
+  const judged = judge(body)
+  if (!judged.ok) throw undecodable(id, status, judged.why, judged.cause)
+  return judged.value
 }
 
 /**
- * The answer read as the operation's success (its status, `application/json`, a body its success Schema decodes) or
- * as one of its problems (`application/problem+json`, decoded with the narrowed ProblemSchema, its status the one of
- * its code); anything else is undecodable (docs/api.md, "Errors" and "Headers on every response").
+ * The answer read as the operation's success (its status, `application/json`, a JSON body the check accepts) or as
+ * one of its problems (`application/problem+json`, the problem shape with one of its codes, its status the HTTP
+ * status and its code's); anything else is undecodable (docs/api.md, "Errors" and "Headers on every response").
  */
-const readAnswer = (compiled: Compiled, response: Response, text: string): AnyResult => {
+const readAnswer = (operation: BoundOperation, response: Response, text: string): AnyResult => {
+  const { id, route, codes, check } = operation
   const { status } = response
-  const contentType = response.headers.get("content-type")
-  if (status === 304 && compiled.operation.conditional === "ifNoneMatch")
-    return { ok: true, status, notModified: true, etag: response.headers.get("etag") ?? undefined }
-  const { operation } = compiled
-  const mediaType = mediaTypeOf(contentType)
-  if (status === operation.success.status) {
-    if (mediaType !== "application/json") throw undecodable(operation, status, `Content-Type ${contentType}`)
-    const value = compiled.decodeSuccess(parseJson(operation, status, text))
-    if (Result.isFailure(value)) throw undecodable(operation, status, value.failure.message, value.failure)
-    return { ok: true, status, value: value.success, etag: response.headers.get("etag") ?? undefined }
+  const etag = response.headers.get("etag") ?? undefined
+  if (status === 304 && route.conditional === "ifNoneMatch") return { ok: true, status, notModified: true, etag }
+  if (status === route.success) {
+    const value = judgedBody(id, response, text, "application/json", (body) => check.success(id, body))
+    return { ok: true, status, value, etag }
   }
-  if (mediaType !== "application/problem+json") throw undecodable(operation, status, `Content-Type ${contentType}`)
-  const problem = compiled.decodeProblem(parseJson(operation, status, text))
-  if (Result.isFailure(problem)) throw undecodable(operation, status, problem.failure.message, problem.failure)
-  const { code } = problem.success
-  if (problem.success.status !== status || PROBLEM_CODE_STATUS[code] !== status) {
-    throw undecodable(operation, status, `a ${code} problem with status ${problem.success.status}`)
-  }
-  return { ok: false, status: PROBLEM_CODE_STATUS[code], problem: problem.success }
+  const problem = judgedBody(id, response, text, "application/problem+json", (body) => check.problem(id, body, codes))
+  if (problem.status !== status || route.problems[problem.code] !== status)
+    throw undecodable(id, status, `a ${problem.code} problem with status ${problem.status}`)
+  // Its status is its code's, checked above: what ProblemBody states.
+  const checked = problem as ProblemBody
+  return { ok: false, status: checked.status, problem: checked }
 }
 
 /**
@@ -137,27 +146,24 @@ const readAnswer = (compiled: Compiled, response: Response, text: string): AnyRe
  * API's could be had, and with a TypeError for a request its static type would have refused (a missing path
  * parameter from untyped code).
  */
-export const send = async (
+const send = async (
+  operation: BoundOperation,
   settings: Settings,
-  compiled: Compiled,
   request: AnyRequest | undefined
 ): Promise<AnyResult> => {
-  const { operation } = compiled
-  const url = urlOf(settings, operation, request?.params)
+  const { id, route } = operation
+  const url = urlOf(operation, settings, request?.params)
   const headers = new Headers({ accept: "application/json, application/problem+json" })
-  if (operation.access !== "public") {
+  if (route.access !== "public") {
     const token = await resolveToken(settings.token)
     if (token !== undefined) headers.set("authorization", `Bearer ${token}`)
   }
-  if (request?.ifMatch !== undefined && operation.conditional !== undefined && operation.conditional !== "ifNoneMatch")
+  if (request?.ifMatch !== undefined && route.conditional !== undefined && route.conditional !== "ifNoneMatch")
     headers.set("if-match", request.ifMatch)
-  if (request?.ifNoneMatch !== undefined && operation.conditional === "ifNoneMatch")
+  if (request?.ifNoneMatch !== undefined && route.conditional === "ifNoneMatch")
     headers.set("if-none-match", request.ifNoneMatch)
   // Only an operation that reads a body sends one; without it, an optional body is simply absent.
-  const body =
-    operation.body === undefined || request?.body === undefined
-      ? undefined
-      : encoder.encode(JSON.stringify(request.body))
+  const body = !route.body || request?.body === undefined ? undefined : encoder.encode(JSON.stringify(request.body))
   if (body !== undefined) {
     headers.set("content-type", "application/json")
     // What fetch puts on the wire anyway, stated on the Request itself so that a fetch handler called in process sees
@@ -166,7 +172,7 @@ export const send = async (
     headers.set("content-length", String(body.byteLength))
   }
   const outgoing = new Request(url, {
-    method: operation.method,
+    method: route.method,
     headers,
     ...(body !== undefined && { body }),
     ...(request?.signal !== undefined && { signal: request.signal })
@@ -179,9 +185,33 @@ export const send = async (
   } catch (cause) {
     throw new AccordTransportError({
       reason: "network",
-      message: `${operation.operationId}: ${operation.method} ${url} got no answer.`,
+      message: `${id}: ${route.method} ${url} got no answer.`,
       cause
     })
   }
-  return readAnswer(compiled, response, text)
+  return readAnswer(operation, response, text)
+}
+
+/** Every operation of the contract as plain data, by operationId, read through the erased view. */
+const ROUTES: Readonly<Record<OperationId, ErasedOperationRoute>> = OPERATION_ROUTES
+
+/** One method per operation of the contract, named by its operationId, its answers judged by `check`. */
+export const methodsOf = (
+  options: AccordClientOptions,
+  check: AnswerCheck
+): Readonly<Record<OperationId, AnyMethod>> => {
+  const settings = settingsOf(options)
+  const methods: Partial<Record<OperationId, AnyMethod>> = {}
+  for (const id of Object.keys(ROUTES) as ReadonlyArray<OperationId>) {
+    const route = ROUTES[id]
+    const operation: BoundOperation = {
+      id,
+      route,
+      codes: Object.keys(route.problems) as ReadonlyArray<ProblemCode>,
+      check
+    }
+    methods[id] = (request) => send(operation, settings, request)
+  }
+  // Filled above for every key of ROUTES, which is every OperationId (OperationRoutes is a mapped type over them).
+  return methods as Readonly<Record<OperationId, AnyMethod>>
 }

@@ -1,5 +1,5 @@
 import { startFastifyServer } from "@accord/adapter-fastify"
-import { AccordClient, AccordProblem, AccordTransportError, type AccordClientOptions } from "@accord/client"
+import { AccordClient, AccordProblem, AccordTransportError, type AccordClientOptions } from "@accord/client/effect"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Fiber } from "effect"
 import { inProcess, makeFixture, overPort, type Fixture } from "./servers.js"

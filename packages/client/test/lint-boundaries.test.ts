@@ -5,9 +5,9 @@ import { ESLint } from "eslint"
 const repoRoot = fileURLToPath(new URL("../../..", import.meta.url))
 const eslint = new ESLint({ cwd: repoRoot })
 
-/** The rule ids ESLint reports for `code` as if it were a file of the client's sources. */
-const ruleIdsFor = async (code: string): Promise<ReadonlyArray<string | null>> => {
-  const [result] = await eslint.lintText(code, { filePath: "packages/client/src/x.ts" })
+/** The rule ids ESLint reports for `code` as if it were a file of the client's sources (by default the light client's). */
+const ruleIdsFor = async (code: string, file = "x.ts"): Promise<ReadonlyArray<string | null>> => {
+  const [result] = await eslint.lintText(code, { filePath: `packages/client/src/${file}` })
   return result?.messages.map((message) => message.ruleId) ?? ["<no result>"]
 }
 
@@ -37,12 +37,46 @@ describe("lint: packages/client/src", () => {
     }
   )
 
-  it("accepts the contract, effect and the web platform", async () => {
+  it("accepts the contract's plain routes, types of the contract and effect, and the web platform", async () => {
     expect(
       await ruleIdsFor(
-        'import { operations } from "@accord/contract"\nimport { Schema } from "effect"\n' +
-          "export const value = [operations, Schema, fetch, Request, new TextEncoder()]\n"
+        'import { OPERATION_ROUTES } from "@accord/contract/routes"\n' +
+          'import type { Operations } from "@accord/contract"\nimport type { Effect } from "effect"\n' +
+          "export type Both = [Operations, Effect.Effect<void>]\n" +
+          "export const value = [OPERATION_ROUTES, fetch, Request, new TextEncoder()]\n"
       )
     ).toStrictEqual([])
+  })
+})
+
+// The default client carries nothing of effect (README, "Bundle size"): Schemas in validated.ts, effect in effect.ts.
+describe("lint: the default client's files, apart from validated.ts and effect.ts", () => {
+  it.each([
+    'import { Schema } from "effect"',
+    'import { Effect } from "effect"',
+    'import * as Data from "effect/Data"',
+    'import { operations } from "@accord/contract"',
+    'import { ProblemSchema } from "@accord/contract"',
+    'import { FIELD_ISSUE_CODES } from "@accord/domain/values"'
+  ])("refuses %s at run time", async (code) => {
+    expect(await ruleIdsFor(`${code}\n`)).toContain("no-restricted-imports")
+  })
+
+  it.each([
+    [
+      "validated.ts",
+      'import { operations, ProblemSchema } from "@accord/contract"\nimport { Schema } from "effect"\n' +
+        "export const value = [operations, ProblemSchema, Schema]\n"
+    ],
+    ["effect.ts", 'import { Context, Effect, Layer } from "effect"\nexport const value = [Context, Effect, Layer]\n']
+  ])("accepts effect and the Schemas in %s", async (file, code) => {
+    expect(await ruleIdsFor(code, file)).toStrictEqual([])
+  })
+
+  it.each([
+    ["validated.ts", 'import { makeAccordTestKit } from "@accord/testkit"'],
+    ["effect.ts", 'import { readFile } from "node:fs"']
+  ])("still refuses what no client file may import in %s", async (file, code) => {
+    expect(await ruleIdsFor(`${code}\n`, file)).toContain("no-restricted-imports")
   })
 })

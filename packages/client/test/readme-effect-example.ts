@@ -1,5 +1,5 @@
 import { makeFetchHandler } from "@accord/adapter-fetch"
-import { AccordClient } from "@accord/client"
+import { AccordClient } from "@accord/client/effect"
 import { makeAccordTestKit } from "@accord/testkit"
 import { Effect } from "effect"
 

@@ -19,7 +19,9 @@ const printedBy = async (load: () => Promise<unknown>) => {
 }
 
 describe("README", () => {
+  // The browser example runs in Chromium, bundled three ways: test/bundle.test.ts.
   it.each([
+    ["Example: in a browser", "./readme-browser-example.ts"],
     ["Example: against a server", "./readme-server-example.ts"],
     ["Example: a host test, in process", "./readme-in-process-example.ts"],
     ["Example: the Effect flavour", "./readme-effect-example.ts"]

@@ -48,14 +48,20 @@ export interface Fixture {
   readonly close: () => Promise<void>
 }
 
-export const makeFixture = async (open: (runtime: AccordRuntime) => Promise<Target>): Promise<Fixture> => {
+/** What makes a client: `@accord/client`'s `makeAccordClient` or `@accord/client/validated`'s. */
+export type MakeClient = (options: AccordClientOptions) => AccordClientMethods
+
+export const makeFixture = async (
+  open: (runtime: AccordRuntime) => Promise<Target>,
+  makeClient: MakeClient = makeAccordClient
+): Promise<Fixture> => {
   const kit = await makeAccordTestKit()
   const target = await open(kit.runtime)
   return {
     kit,
     target,
     client: (token = kit.user.token) =>
-      makeAccordClient({
+      makeClient({
         baseUrl: target.baseUrl,
         ...(token !== null && { token }),
         ...(target.fetch !== undefined && { fetch: target.fetch })

@@ -1,7 +1,7 @@
 import type { AccordRuntime } from "@accord/core"
 import type { AccordClientMethods } from "@accord/client"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { makeFixture, type Fixture, type Target } from "./servers.js"
+import { makeFixture, type Fixture, type MakeClient, type Target } from "./servers.js"
 
 const TIMESTAMP = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/
 
@@ -17,12 +17,16 @@ export const valueOf = <R extends { readonly ok: true; readonly value: unknown }
  * Every operation's success and the problems a caller meets (401, 403, 400 with field errors, 404), through the
  * client against one target on a freshly seeded store (docs/api.md, "Routes" and "Errors").
  */
-export const describeClient = (name: string, open: (runtime: AccordRuntime) => Promise<Target>) =>
+export const describeClient = (
+  name: string,
+  open: (runtime: AccordRuntime) => Promise<Target>,
+  makeClient?: MakeClient
+) =>
   describe(`the client against ${name}`, () => {
     let fixture: Fixture
     let user: AccordClientMethods
     beforeAll(async () => {
-      fixture = await makeFixture(open)
+      fixture = await makeFixture(open, makeClient)
       user = fixture.client()
     })
     afterAll(() => fixture.close())

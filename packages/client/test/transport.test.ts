@@ -1,5 +1,6 @@
 import { startKoaServer } from "@accord/adapter-koa"
 import { AccordTransportError, makeAccordClient, type FetchLike } from "@accord/client"
+import { makeAccordClient as makeValidatedClient } from "@accord/client/validated"
 import { problem, problemBody, type Problem } from "@accord/core"
 import { describe, expect, it } from "@effect/vitest"
 import { makeAccordTestKit } from "@accord/testkit"
@@ -120,7 +121,11 @@ describe("what the client sends", () => {
   })
 })
 
-describe("what the client makes of an answer", () => {
+// The default client checks an answer cheaply, the validated one decodes it with the Schemas: what both refuse alike.
+describe.each([
+  ["@accord/client", makeAccordClient],
+  ["@accord/client/validated", makeValidatedClient]
+])("what %s makes of an answer", (_, makeAccordClient) => {
   it("a problem with one of the operation's codes: {ok: false, status, problem}", async () => {
     const { fetch } = recording()
     const result = await makeAccordClient({ baseUrl: BASE, fetch }).health()
@@ -138,14 +143,23 @@ describe("what the client makes of an answer", () => {
   })
 
   it.each<[string, () => Response]>([
-    ["a success body its Schema does not decode", () => jsonResponse(200, '{"status":"fine"}')],
     ["a success body that is not JSON", () => jsonResponse(200, "ok")],
     ["a success status with another media type", () => jsonResponse(200, '{"status":"ok"}', "text/plain")],
     ["a status that is neither success nor problem", () => new Response(null, { status: 204 })],
     ["a proxy's HTML page", () => jsonResponse(502, "<html>Bad Gateway</html>", "text/html")],
     ["a problem whose code the operation cannot answer", () => problemResponse(problem("not_found"))],
     ["a problem whose status is not its HTTP status", () => problemResponse(unavailable, 500)],
-    ["a problem body that is not a problem", () => jsonResponse(503, '{"error":"down"}', "application/problem+json")]
+    ["a problem body that is not a problem", () => jsonResponse(503, '{"error":"down"}', "application/problem+json")],
+    [
+      "a problem whose field error has a code the contract does not know",
+      () =>
+        jsonResponse(
+          400,
+          '{"type":"about:blank","title":"Bad Request","status":400,"detail":"x","code":"bad_request",' +
+            '"errors":[{"pointer":"/a","code":"mystery","detail":"y"}]}',
+          "application/problem+json"
+        )
+    ]
   ])("rejects %s as undecodable", async (_, answer) => {
     const { fetch } = recording(answer)
     const error = await transportErrorOf(makeAccordClient({ baseUrl: BASE, fetch }).health())
@@ -199,5 +213,37 @@ describe("what the client makes of an answer", () => {
     await expect(client["setDefaultPaymentMethod"]?.({})).rejects.toThrow(
       new TypeError("setDefaultPaymentMethod: params.id must be a string")
     )
+  })
+})
+
+describe("a success body its Schema does not decode (the one difference between the two clients)", () => {
+  const answer = () => jsonResponse(200, '{"status":"fine","since":"today"}')
+
+  it("@accord/client hands it over as sent: it checks the status and the media type, not the body", async () => {
+    const { fetch } = recording(answer)
+    expect(await makeAccordClient({ baseUrl: BASE, fetch }).health()).toStrictEqual({
+      ok: true,
+      status: 200,
+      value: { status: "fine", since: "today" },
+      etag: undefined
+    })
+  })
+
+  it("@accord/client/validated rejects it as undecodable, with the Schema's issue as the cause", async () => {
+    const { fetch } = recording(answer)
+    const error = await transportErrorOf(makeValidatedClient({ baseUrl: BASE, fetch }).health())
+    expect([error.reason, error.status]).toStrictEqual(["undecodable", 200])
+    expect(error.message).toMatch(/^health: the 200 answer is not one this operation gives \(.*"ok"/s)
+    expect(error.cause).toBeDefined()
+  })
+
+  it("@accord/client/validated drops the fields the Schema does not name; @accord/client keeps them", async () => {
+    const { fetch } = recording(() => jsonResponse(200, '{"status":"ok","since":"today"}'))
+    const validated = await makeValidatedClient({ baseUrl: BASE, fetch }).health()
+    const light = await makeAccordClient({ baseUrl: BASE, fetch }).health()
+    expect([validated.ok && validated.value, light.ok && light.value]).toStrictEqual([
+      { status: "ok" },
+      { status: "ok", since: "today" }
+    ])
   })
 })

@@ -1,16 +1,22 @@
 import {
-  AccordClient,
   makeAccordClient,
   type AccordClientMethods,
-  type AccordProblem,
   type AccordTransportError,
   type ProblemBody,
   type ResultOf
 } from "@accord/client"
+import { AccordClient, type AccordProblem } from "@accord/client/effect"
 import type { OperationOf } from "@accord/client"
-import type { PaymentMethodView, PreferencesView } from "@accord/contract"
+import { makeAccordClient as makeValidatedClient } from "@accord/client/validated"
+import {
+  defineOperation,
+  type OperationRoute,
+  type OperationRoutes,
+  type PaymentMethodView,
+  type PreferencesView
+} from "@accord/contract"
 import { describe, expectTypeOf, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Schema } from "effect"
 
 // Checked by `npx tsc -p tsconfig.test.json`: each `@ts-expect-error` line must fail to compile, and would fail that
 // check if it compiled. The functions are never called: only their types matter.
@@ -126,6 +132,28 @@ const effects = () =>
     >()
   })
 
+const entries = () => {
+  // @accord/client/validated is the same client: the same function type, and the Effect flavour wraps either.
+  expectTypeOf(makeValidatedClient).toEqualTypeOf(makeAccordClient)
+  AccordClient.layerFrom(makeValidatedClient({ baseUrl: "/api" }))
+  // @ts-expect-error: layerFrom takes a client, not its options
+  AccordClient.layerFrom({ baseUrl: "/api" })
+}
+
+// The default client hands a success's JSON over as the success Schema's type: an operation whose success Schema
+// transforms its JSON (here a Date from a string) has a route whose success status no generated file can state.
+const transforming = defineOperation({
+  operationId: "readClock",
+  method: "GET",
+  path: "/clock",
+  access: "public",
+  success: { status: 200, schema: Schema.Struct({ now: Schema.DateFromString }) },
+  errors: []
+})
+// @ts-expect-error: the success Schema transforms its JSON
+const transformingRoute: OperationRoute<typeof transforming>["success"] = transforming.success.status
+const sameOnTheWire: OperationRoutes["health"]["success"] = 200
+
 describe("the client's types", () => {
   it("are derived from the route table: problem codes per operation", () => {
     expectTypeOf<ResultOf<OperationOf<"health">>>().toEqualTypeOf<
@@ -154,5 +182,7 @@ describe("the client's types", () => {
     expectTypeOf(options).toBeFunction()
     expectTypeOf(narrowing).toBeFunction()
     expectTypeOf(effects).toBeFunction()
+    expectTypeOf(entries).toBeFunction()
+    expectTypeOf([transformingRoute, sameOnTheWire]).toBeArray()
   })
 })

@@ -31,6 +31,14 @@ export {
   type ValidationExample
 } from "./operation.js"
 export { apiRoutes, operations, type OperationId, type Operations } from "./operations.js"
+// The same operations as plain data for a client (also the entry @accord/contract/routes), and their generator
+export { OPERATION_ROUTES } from "./operation-routes.generated.js"
+export {
+  operationRoutesModule,
+  type ErasedOperationRoute,
+  type OperationRoute,
+  type OperationRoutes
+} from "./operation-routes.js"
 export { OPERATION_DOCS } from "./operation-docs.js"
 export { MASKED_PASSWORD, PlanEntryBody, PlanEntryView, toPlanEntryView } from "./operations/plans.js"
 export {
@@ -45,6 +53,7 @@ export { HealthView } from "./operations/service.js"
 
 // Problems: every code with its status and texts; the order of checks and what each adds
 export {
+  isProblemWithCode,
   PROBLEM_CODE_STATUS,
   PROBLEM_CODES,
   PROBLEM_CONTENT_TYPE,
@@ -53,6 +62,7 @@ export {
   REASON_PHRASES,
   type FixedDetailCode,
   type ProblemCode,
+  type ProblemWithCode,
   type StatusOf
 } from "./problems.js"
 export {

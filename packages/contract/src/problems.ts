@@ -78,14 +78,21 @@ export const PROBLEMS = {
 
 export type ProblemCode = keyof typeof PROBLEMS
 
+// The tables below are built by calls a bundler cannot tell are pure: marked so, a client that imports only
+// `isProblemWithCode` from this module (@accord/contract/routes) bundles neither them nor effect's Schema.
+
 /** Every problem code, in the table's order (the OpenAPI enum's). */
-export const PROBLEM_CODES = Object.keys(PROBLEMS) as ReadonlyArray<ProblemCode>
+export const PROBLEM_CODES = /* @__PURE__ */ Object.keys(PROBLEMS) as ReadonlyArray<ProblemCode>
 
 /** The status of a problem with code `C` (each code has one). */
 export type StatusOf<C extends ProblemCode> = (typeof PROBLEMS)[C]["status"]
 
+// A call of a function of the codes, so that the whole expression is the pure call (its argument a plain name).
+const statusesOf = (codes: ReadonlyArray<ProblemCode>) =>
+  Object.fromEntries(codes.map((code) => [code, PROBLEMS[code].status]))
+
 /** Every code with its status, as a plain record (what the fuzz and a client check an answer against). */
-export const PROBLEM_CODE_STATUS = Object.fromEntries(PROBLEM_CODES.map((code) => [code, PROBLEMS[code].status])) as {
+export const PROBLEM_CODE_STATUS = /* @__PURE__ */ statusesOf(PROBLEM_CODES) as {
   readonly [C in ProblemCode]: StatusOf<C>
 }
 
@@ -121,14 +128,14 @@ export const REASON_PHRASES: Readonly<Record<number, string>> = {
 
 export const PROBLEM_CONTENT_TYPE = "application/problem+json; charset=utf-8"
 
-const FieldProblem = Schema.Struct({
+const FieldProblem = /* @__PURE__ */ Schema.Struct({
   pointer: Schema.String.annotate({ description: "JSON pointer to the field, e.g. /email" }),
   code: Schema.Literals(FIELD_ISSUE_CODES),
   detail: Schema.String
 }).annotate({ identifier: "FieldProblem" })
 
 /** The problem+json body every error carries (RFC 9457), as docs/api.md ("Errors") fixes it. */
-export const ProblemSchema = Schema.Struct({
+export const ProblemSchema = /* @__PURE__ */ Schema.Struct({
   type: Schema.Literal("about:blank"),
   title: Schema.String,
   status: WireInt,
@@ -139,3 +146,41 @@ export const ProblemSchema = Schema.Struct({
   }),
   errors: Schema.optionalKey(Schema.Array(FieldProblem))
 }).annotate({ identifier: "Problem" })
+
+/** A problem+json body (ProblemSchema's type) whose `code` is one of `C`. */
+export type ProblemWithCode<C extends ProblemCode> = Omit<typeof ProblemSchema.Type, "code"> & { readonly code: C }
+
+/** What a Schema.Struct accepts: an object that is not an array, its keys read as properties (inherited ones too). */
+const isStruct = (input: unknown): input is { readonly [key: string]: unknown } =>
+  typeof input === "object" && input !== null && !Array.isArray(input)
+
+const isFieldProblem = (input: unknown): boolean =>
+  isStruct(input) &&
+  typeof input["pointer"] === "string" &&
+  (FIELD_ISSUE_CODES as ReadonlyArray<unknown>).includes(input["code"]) &&
+  typeof input["detail"] === "string"
+
+/** `for...of`, not `every`: a hole in an array is an `undefined` item to the Schema, not an item skipped. */
+const areFieldProblems = (input: unknown): boolean => {
+  if (!Array.isArray(input)) return false
+  for (const item of input as ReadonlyArray<unknown>) if (!isFieldProblem(item)) return false
+  return true
+}
+
+/**
+ * Whether `input` is a problem+json body, its `code` one of `codes`: the judgement of ProblemSchema with its `code`
+ * narrowed to `codes` (test/problems.test.ts holds the two equal on arbitrary values), in plain code, so that a client
+ * checks the problems it is answered with without carrying the Schema machinery (@accord/client). Fields the Schema
+ * does not name are allowed, as the Schema allows (and drops) them.
+ */
+export const isProblemWithCode = <C extends ProblemCode>(
+  input: unknown,
+  codes: ReadonlyArray<C>
+): input is ProblemWithCode<C> =>
+  isStruct(input) &&
+  input["type"] === "about:blank" &&
+  typeof input["title"] === "string" &&
+  Number.isInteger(input["status"]) &&
+  typeof input["detail"] === "string" &&
+  (codes as ReadonlyArray<unknown>).includes(input["code"]) &&
+  (!("errors" in input) || areFieldProblems(input["errors"]))

@@ -1,0 +1,55 @@
+// `npm run generate` (after `tsc -b`): rewrites every generated artefact of the repository from what it is generated
+// from, reading the built packages. Each artefact has a test that fails, saying to run `npm run generate`, while the
+// committed file differs from a fresh generation (docs/contributing.md, "Generated files").
+import { readFileSync, writeFileSync } from "node:fs"
+import { stdout } from "node:process"
+import { URL } from "node:url"
+import { makeOpenApiDocument, operationRoutesModule } from "@accord/contract"
+// A test helper in TypeScript, which Node loads by stripping its types: it bundles the built packages.
+import { bundleAll, EXAMPLES, readmeWithSizes, sizesTable, validatedExample } from "../packages/client/test/bundles.ts"
+
+/**
+ * The registry: each generated file (relative to the repository's root) and how its text is made from its current
+ * text (undefined when it does not exist yet). Add an artefact here, and its freshness test beside its owner.
+ */
+export const GENERATED = [
+  {
+    // packages/contract/test/operation-routes.test.ts
+    file: "packages/contract/src/operation-routes.generated.ts",
+    generate: () => operationRoutesModule()
+  },
+  {
+    // packages/core/test/openapi.test.ts
+    file: "packages/core/test/openapi.expected.json",
+    generate: () => `${JSON.stringify(makeOpenApiDocument({ serverUrl: "/api" }), null, 2)}\n`
+  },
+  {
+    // packages/client/test/bundle.test.ts; before the sizes, which bundle it
+    file: EXAMPLES.validated,
+    generate: () => validatedExample(readFileSync(new URL(`../${EXAMPLES.default}`, import.meta.url), "utf8"))
+  },
+  {
+    // packages/client/test/bundle.test.ts: the README's browser example by esbuild, rolldown and bun
+    file: "packages/client/README.md",
+    generate: async (current) => readmeWithSizes(current, sizesTable(await bundleAll()))
+  }
+]
+
+const root = new URL("../", import.meta.url)
+
+const currentText = (url) => {
+  try {
+    return readFileSync(url, "utf8")
+  } catch (error) {
+    if (error.code === "ENOENT") return undefined
+    throw error
+  }
+}
+
+for (const { file, generate } of GENERATED) {
+  const url = new URL(file, root)
+  const current = currentText(url)
+  const fresh = await generate(current)
+  if (fresh !== current) writeFileSync(url, fresh)
+  stdout.write(`${file}: ${fresh === current ? "already current" : "rewritten"}\n`)
+}

@@ -4,7 +4,9 @@
 import { readFileSync, writeFileSync } from "node:fs"
 import { stdout } from "node:process"
 import { URL } from "node:url"
+import { replaceBetween } from "@accord/cli-options"
 import { makeOpenApiDocument, operationRoutesModule } from "@accord/contract"
+import { API_DOC_TABLES } from "@accord/contract/docs-tables"
 // A test helper in TypeScript, which Node loads by stripping its types: it bundles the built packages.
 import { bundleAll, EXAMPLES, readmeWithSizes, sizesTable, validatedExample } from "../packages/client/test/bundles.ts"
 
@@ -17,6 +19,12 @@ export const GENERATED = [
     // packages/contract/test/operation-routes.test.ts
     file: "packages/contract/src/operation-routes.generated.ts",
     generate: () => operationRoutesModule()
+  },
+  {
+    // docs/examples/test/api-tables.test.ts: the route table and the order of checks
+    file: "docs/api.md",
+    generate: (current) =>
+      API_DOC_TABLES.reduce((text, { begin, end, table }) => replaceBetween(text, begin, end, `${table()}\n`), current)
   },
   {
     // packages/core/test/openapi.test.ts

@@ -99,6 +99,13 @@ export const PIPELINE = [
     unlisted: ["bad_request"]
   }),
   pipelineCheck({
+    id: "expectation",
+    refuses: "an Expect other than 100-continue (a standalone server answers it before any route)",
+    perOperation: false,
+    appliesTo: {},
+    codes: ["expectation_failed"]
+  }),
+  pipelineCheck({
     id: "path",
     refuses: "a path longer than the limit (default 2048 characters)",
     perOperation: true,
@@ -183,7 +190,8 @@ export const PIPELINE = [
   }),
   pipelineCheck({
     id: "use-case",
-    refuses: "what the operation's use case declares (an unknown resource, a stale If-Match, the store unreachable)",
+    refuses:
+      "what the operation's use case declares: an unknown resource or another user's, a stale If-Match, the store unreachable or full, password hashing saturated",
     perOperation: true,
     appliesTo: {},
     // The operation's declared errors (DOMAIN_ERRORS), which this check reads per operation.

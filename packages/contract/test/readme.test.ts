@@ -17,7 +17,7 @@ describe("README", () => {
         ["PUT", "/payments/v1/payment-methods/{id}/", "user", ["NotFound", "PreconditionFailed", "Unavailable"]],
         ["uri_too_long unavailable internal bad_request request_timeout headers_too_large"],
         [true, false],
-        ["3.1.0", 7]
+        ["3.1.0", true]
       ])
     } finally {
       log.mockRestore()

@@ -1,4 +1,4 @@
-import { startWith } from "@accord/conformance"
+import { startWith } from "@accord/test-support"
 import type { SeedInput } from "@accord/domain"
 import type { AuditResult } from "@accord/conformance/audits"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"

@@ -1,4 +1,4 @@
-import { startWith } from "@accord/conformance"
+import { startWith } from "@accord/test-support"
 import { httpAudits } from "@accord/conformance/audits"
 import type { SeedInput } from "@accord/domain"
 import { afterAll, describe, expect, it } from "@effect/vitest"

@@ -8,6 +8,8 @@ import {
   expectProblem,
   expectStatus,
   jsonHeaders,
+  NOT_FOUND,
+  PRECONDITION_FAILED,
   resetPreferences,
   show,
   text,
@@ -21,7 +23,6 @@ import {
 const STRONG_ETAG = /^"[\x21\x23-\x7e]*"$/
 /** An entity tag no representation of this API has. */
 const STALE = '"0000000000000000-0"'
-const PRECONDITION_FAILED = { status: 412, code: "precondition_failed" } as const
 
 const etagOf = (label: string, res: RawResponse): string => {
   const etag = res.headers["etag"]
@@ -179,10 +180,7 @@ export const conditionalAudits: ReadonlyArray<Audit> = [
         [first],
         "after the 412: the default did not move"
       )
-      expectProblem("an unknown id with If-Match", await setDefaultIf(t, unknownId(t), "*"), {
-        status: 404,
-        code: "not_found"
-      })
+      expectProblem("an unknown id with If-Match", await setDefaultIf(t, unknownId(t), "*"), NOT_FOUND)
     }
   })
 ]

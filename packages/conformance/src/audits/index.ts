@@ -50,3 +50,4 @@ export {
   type SeededFacts
 } from "./audit.js"
 export { makeAuditFixture, type AuditFixture } from "./fixture.js"
+export { UNSENT_BODY_TIMEOUT_MS } from "./responses.js"

@@ -1,7 +1,15 @@
 import type { SeedInput } from "@accord/domain"
-import { paths, randomSuffix, randomToken, REQUEST_ID_PATTERN, withoutSlash } from "./paths.js"
-import { send, type RawRequest, type RawResponse } from "./raw-http.js"
-import { UNSENT_BODY_TIMEOUT_MS } from "./audits/responses.js"
+import {
+  paths,
+  randomSuffix,
+  randomToken,
+  REQUEST_ID_PATTERN,
+  send,
+  UNSENT_BODY_TIMEOUT_MS,
+  withoutSlash,
+  type RawRequest,
+  type RawResponse
+} from "@accord/conformance"
 
 /**
  * Adapter parity: the same raw requests, in the same order, against two servers, reduced to what the contract says

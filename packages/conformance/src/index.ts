@@ -5,6 +5,7 @@ export * from "./audits/index.js"
 export { type Fetch, fetchSend } from "./fetch-send.js"
 export {
   apiPaths,
+  operationAt,
   operationPath,
   paths,
   randomSuffix,

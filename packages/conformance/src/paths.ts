@@ -29,6 +29,31 @@ export const operationPath = (
     return value
   })}`
 
+/** Characters a regular expression reads as syntax, escaped in a path's literal parts. */
+const escaped = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+
+/** Each operation and a pattern of its paths: a segment per parameter, and the form without the trailing slash. */
+const OPERATION_PATTERNS = Object.values(operations).map((operation) => {
+  // Literal parts at even indexes, parameter names at odd ones.
+  const pieces = operation.path.split(PARAMETER)
+  const body = pieces.map((piece, index) => (index % 2 === 0 ? escaped(piece) : "[^/]+")).join("")
+  const optionalSlash = operation.exact || !body.endsWith("/") ? body : `${body.slice(0, -1)}/?`
+  return { operation, pattern: new RegExp(`^${optionalSlash}$`) }
+})
+
+/**
+ * The operation of the contract a request names: its method (HEAD for a GET) and its path under `prefix`, the query
+ * aside; undefined for any other request (a wrong method, an unknown path, the documents).
+ */
+export const operationAt = (prefix: string, method: string, path: string): OperationId | undefined => {
+  if (!path.startsWith(prefix)) return undefined
+  const relative = path.slice(prefix.length).split("?")[0] ?? ""
+  return OPERATION_PATTERNS.find(
+    ({ operation, pattern }) =>
+      (operation.method === method || (operation.method === "GET" && method === "HEAD")) && pattern.test(relative)
+  )?.operation.operationId
+}
+
 /**
  * The API's paths under a mount prefix (`/api` by default, `""` for the root), taken from the contract's operations:
  * `of(operationId, params)` for any of them, readable names for the ones the audits are about, and the two documents

@@ -240,6 +240,23 @@ describe("lint: architecture boundaries", () => {
       for (const dir of ["core", "domain", "contract", "node", "store-memory", "store-postgres", "client", "server"])
         await expectRule(`packages/${dir}/src/x.ts`, `${code}\n`, "no-restricted-imports")
     })
+
+    it.each([
+      'import { describe } from "vitest"',
+      'import { it } from "@effect/vitest"',
+      'import fc from "fast-check"',
+      'export { expect } from "@vitest/expect"'
+    ])("the audits users run refuse %s (packages/conformance/src)", async (code) => {
+      await expectRule("packages/conformance/src/x.ts", `${code}\n`, "no-restricted-imports")
+      await expectRule("packages/conformance/src/audits/x.ts", `${code}\n`, "no-restricted-imports")
+    })
+
+    it("the private test machinery may import them (packages/test-support/src)", async () => {
+      await expectClean(
+        "packages/test-support/src/x.ts",
+        'import { describe } from "@effect/vitest"\nimport fc from "fast-check"\nimport { send } from "@accord/conformance"\nexport const parts = [describe, fc, send]\n'
+      )
+    })
   })
 
   describe("type safety rules", () => {

@@ -96,6 +96,8 @@ export const parityCorpus = (fixture: ParityFixture): ReadonlyArray<ParityCase> 
     // Public routes.
     { name: "health", request: { method: "GET", path: paths.health } },
     { name: "health HEAD", request: { method: "HEAD", path: paths.health } },
+    { name: "liveness", request: { method: "GET", path: paths.live } },
+    { name: "readiness", request: { method: "GET", path: paths.ready } },
     {
       name: "health with a bad token",
       request: { method: "GET", path: paths.health, headers: { Authorization: "Bearer $" } }

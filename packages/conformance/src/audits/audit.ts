@@ -145,8 +145,7 @@ export const auditTarget = (options: AuditTargetOptions): AuditTarget => {
     run: options.run ?? randomSuffix(),
     seeded: options.seeded,
     send:
-      options.send ??
-      (options.fetch === undefined ? (request) => send(base, request) : fetchSend(base, options.fetch)),
+      options.send ?? (options.fetch === undefined ? (request) => send(base, request) : fetchSend(base, options.fetch)),
     rawHttp: !viaFetch,
     // An audit reads one response per exchange: it ends once that response is complete, whether or not the server
     // closes (the requests say `Connection: close`); the quiet time only bounds one that never completes.

@@ -59,6 +59,7 @@ export const conditionalAudits: ReadonlyArray<Audit> = [
     id: "ACC-etag-preferences",
     level: "MUST",
     title: "preferences: GET and PUT carry a strong ETag, the same for the same bytes, another when they change",
+    operations: ["getLanguagePreferences", "updateLanguagePreferences"],
     run: async (t) => {
       await resetPreferences(t, t.userToken)
       const first = await getWith(t, t.paths.preferences, {})
@@ -88,6 +89,7 @@ export const conditionalAudits: ReadonlyArray<Audit> = [
     id: "ACC-if-none-match-preferences",
     level: "MUST",
     title: "preferences GET: If-None-Match with the ETag (also weak, in a list, or *) is 304 with the ETag and no body",
+    operations: ["getLanguagePreferences"],
     run: async (t) => {
       await resetPreferences(t, t.userToken)
       const etag = etagOf("GET", await getWith(t, t.paths.preferences, {}))
@@ -109,6 +111,7 @@ export const conditionalAudits: ReadonlyArray<Audit> = [
     level: "MUST",
     title:
       "preferences PUT: If-Match that does not match (strong comparison) is 412 precondition_failed and changes nothing",
+    operations: ["updateLanguagePreferences", "getLanguagePreferences"],
     run: async (t) => {
       await resetPreferences(t, t.userToken)
       const etag = etagOf("GET", await getWith(t, t.paths.preferences, {}))
@@ -141,6 +144,7 @@ export const conditionalAudits: ReadonlyArray<Audit> = [
     id: "ACC-etag-payment-methods",
     level: "MUST",
     title: "payment methods: the list and set-default carry a strong ETag; If-None-Match on the list is 304",
+    operations: ["listPaymentMethods", "setDefaultPaymentMethod"],
     run: async (t) => {
       const [first = "", second = ""] = t.userPaymentMethods
       expectStatus("set-default first", await setDefaultIf(t, first, "*"), 200)
@@ -165,6 +169,7 @@ export const conditionalAudits: ReadonlyArray<Audit> = [
     id: "ACC-if-match-payment-method",
     level: "MUST",
     title: "set-default: If-Match is compared with the method's own ETag; a stale one is 412 and changes nothing",
+    operations: ["setDefaultPaymentMethod", "listPaymentMethods"],
     run: async (t) => {
       const [first = "", second = ""] = t.userPaymentMethods
       const chosen = await setDefaultIf(t, first, "*")

@@ -21,6 +21,20 @@ export const expectStatus = (label: string, res: RawResponse, status: number): v
   if (res.status !== status) fail(`${show(label, res)}: expected status ${status}`)
 }
 
+/** Headers that differ between any two answers: the request id is fresh, the date may tick, the connection's own. */
+const PER_ANSWER: ReadonlySet<string> = new Set(["x-request-id", "date", "connection", "keep-alive"])
+/** How a body is framed: a runtime's, which a fetch handler called in process leaves out. */
+const FRAMING: ReadonlySet<string> = new Set(["content-length", "transfer-encoding"])
+
+/** A response's headers that two answers to the same request share; with `framing: false`, the framing left out too. */
+export const comparableHeaders = (
+  headers: Readonly<Record<string, string>>,
+  { framing = true }: { readonly framing?: boolean } = {}
+): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries(headers).filter(([name]) => !PER_ANSWER.has(name) && (framing || !FRAMING.has(name)))
+  )
+
 /** Whether a response's `Vary` lists `name` (a list, any case; `*` varies on everything). */
 export const variesOn = (res: RawResponse, name: string): boolean =>
   (res.headers["vary"] ?? "")
@@ -250,6 +264,9 @@ export const unknownId = (t: AuditTarget): string => `unknown_${t.run}`
 
 // ---------------------------------------------------------------------------------------------------------------
 // Bodies
+
+/** The body limit a server has unless its host sets another (docs/api.md, "Precise rules"): the audits assume it. */
+export const BODY_LIMIT = 16_384
 
 /** `prefix`, then spaces, then `suffix`: a valid JSON document of exactly `bytes` bytes. */
 export const padded = (prefix: string, suffix: string, bytes: number): string => {

@@ -1,8 +1,8 @@
 import { MAX_RESPONSE_BYTES, tooLarge, type RawRequest, type RawResponse } from "./raw-http.js"
 
 /**
- * Any fetch: a runtime's or a browser's `fetch`, or a fetch handler called in process (`@accord/adapter-fetch`'s
- * `makeFetchHandler`), so that the audits run where there is no socket.
+ * Any fetch: the runtime's `fetch`, a test environment's, or a fetch handler called in process
+ * (`@accord/adapter-fetch`'s `makeFetchHandler`), so that the audits run where there is no socket.
  */
 export type Fetch = (request: Request) => Promise<Response>
 

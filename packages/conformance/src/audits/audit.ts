@@ -75,7 +75,7 @@ export interface AuditTargetOptions {
   /** The transport, default `send` over `node:http`/`node:https`; it must honour every field of `RawRequest`. */
   readonly send?: (request: RawRequest) => Promise<RawResponse>
   /**
-   * Any fetch instead (a browser's, a runtime's, or a fetch handler called in process): the audits' requests go
+   * Any fetch instead (the runtime's, or a fetch handler called in process): the audits' requests go
    * through it, against the URL's origin. Without a `send` and an `exchange` of its own, such a target meets neither
    * `raw-http` nor `wire`: those audits are skipped with the reason.
    */

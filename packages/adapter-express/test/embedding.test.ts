@@ -1,5 +1,6 @@
 import { accordExpressRouter as router } from "@accord/adapter-express"
-import { send, startWith } from "@accord/conformance"
+import { send } from "@accord/conformance"
+import { startWith } from "@accord/test-support"
 import { listen, type RunningServer, type StandaloneServerOptions } from "@accord/node/server"
 import expressHost from "express"
 import { createServer, type Server } from "node:http"

@@ -1,5 +1,6 @@
 import { accordRouter as router } from "@accord/adapter-koa"
-import { send, startWith } from "@accord/conformance"
+import { send } from "@accord/conformance"
+import { startWith } from "@accord/test-support"
 import { listen, type RunningServer, type StandaloneServerOptions } from "@accord/node/server"
 import KoaHost from "koa"
 import { createServer } from "node:http"

@@ -1,29 +1,28 @@
-export { runStoreContract } from "./store-contract.js"
-export { runHttpConformance, type StartServer } from "./http-conformance.js"
+// The public surface of @accord/conformance: the contract's audits (also at @accord/conformance/audits), the paths
+// they take from the contract, and the raw transports they send with. No test runner: the project's own test
+// machinery (store contract, vitest suites, parity, fuzz, proxies) is the private @accord/test-support.
+export * from "./audits/index.js"
+export { type Fetch, fetchSend } from "./fetch-send.js"
+export {
+  apiPaths,
+  operationAt,
+  operationPath,
+  paths,
+  randomSuffix,
+  randomToken,
+  REQUEST_ID_PATTERN,
+  TIMESTAMP_PATTERN,
+  withoutSlash,
+  type ApiPaths,
+  type PathArgs
+} from "./paths.js"
 export { MAX_RESPONSE_BYTES, rawClient, send, type RawClient, type RawRequest, type RawResponse } from "./raw-http.js"
 export { http2Send, http2SendFields } from "./raw-http2.js"
-export { exchange, refusesConnections, type ExchangeLimits, type Exchanged } from "./raw-socket.js"
-export { paths } from "./paths.js"
 export {
-  compareServers,
-  comparable,
-  makeParityFixture,
-  parityCorpus,
-  runCorpus,
-  type ComparableResponse,
-  type ParityCase,
-  type ParityFixture
-} from "./parity.js"
-export { startOnRuntime, startWith, type StartAdapter, type StartWithOptions } from "./memory-server.js"
-export { startTcpProxy, viaProxy, type TcpProxy } from "./tcp-proxy.js"
-export { fillFileSystem, mountTmpfs, tmpfsUnavailable, type Tmpfs } from "./full-disk.js"
-export { fuzzCase, makeFuzzFixture, type FuzzCase, type FuzzFixture } from "./fuzz/generators.js"
-export { checkResponse, type FuzzModels } from "./fuzz/oracle.js"
-export {
-  keepAliveAgent,
-  runFuzzBatch,
-  runHttpFuzz,
-  snapshotModels,
-  type BatchOutcome,
-  type HttpFuzzOptions
-} from "./fuzz/runner.js"
+  DEFAULT_QUIET_MS,
+  exchange,
+  parseWire,
+  refusesConnections,
+  type ExchangeLimits,
+  type Exchanged
+} from "./raw-socket.js"

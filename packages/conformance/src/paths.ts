@@ -1,18 +1,81 @@
+import { operations, type OperationId, type Operations } from "@accord/contract"
 import { randomBytes } from "node:crypto"
 
-/** The contract's paths under a mount prefix (`/api` by default, `""` for the root): one place for every route. */
-export const apiPaths = (prefix: string) => ({
-  planEntries: `${prefix}/plans/v1/subscription-plans/public/`,
-  preferences: `${prefix}/users/v1/preferences/language/`,
-  paymentMethods: `${prefix}/payments/v1/payment-methods/`,
-  paymentMethod: (id: string): string => `${prefix}/payments/v1/payment-methods/${id}/`,
-  health: `${prefix}/health`,
-  /** The liveness and readiness probes (docs/api.md, "Probes"). */
-  live: `${prefix}/health/live`,
-  ready: `${prefix}/health/ready`,
-  openapi: `${prefix}/openapi.json`,
-  docs: `${prefix}/docs`
+/** The names of an operation's path parameters (`{id}` in its path), never when it has none. */
+type ParamNames<Id extends OperationId> = Operations[Id]["params"] extends { readonly fields: infer Fields }
+  ? keyof Fields & string
+  : never
+
+/** What an operation's path needs besides the prefix: its parameters by name, or nothing. */
+export type PathArgs<Id extends OperationId> = [ParamNames<Id>] extends [never]
+  ? []
+  : [params: { readonly [Name in ParamNames<Id>]: string }]
+
+/** A `{name}` of a path template (the contract's own paths, never a request's). */
+const PARAMETER = /\{([A-Za-z0-9_]+)\}/g
+
+/**
+ * The path of an operation of the contract under `prefix`, each `{name}` replaced by `params[name]` as given (sent as
+ * is: a value that needs it comes percent-encoded, and an audit may send one the parameter refuses).
+ */
+export const operationPath = (
+  prefix: string,
+  operationId: OperationId,
+  params: Readonly<Record<string, string>> = {}
+): string =>
+  `${prefix}${operations[operationId].path.replace(PARAMETER, (_, name: string) => {
+    const value = params[name]
+    if (value === undefined) throw new Error(`${operationId}: no value for the path parameter ${name}`)
+    return value
+  })}`
+
+/** Characters a regular expression reads as syntax, escaped in a path's literal parts. */
+const escaped = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+
+/** Each operation and a pattern of its paths: a segment per parameter, and the form without the trailing slash. */
+const OPERATION_PATTERNS = Object.values(operations).map((operation) => {
+  // Literal parts at even indexes, parameter names at odd ones.
+  const pieces = operation.path.split(PARAMETER)
+  const body = pieces.map((piece, index) => (index % 2 === 0 ? escaped(piece) : "[^/]+")).join("")
+  const optionalSlash = operation.exact || !body.endsWith("/") ? body : `${body.slice(0, -1)}/?`
+  return { operation, pattern: new RegExp(`^${optionalSlash}$`) }
 })
+
+/**
+ * The operation of the contract a request names: its method (HEAD for a GET) and its path under `prefix`, the query
+ * aside; undefined for any other request (a wrong method, an unknown path, the documents).
+ */
+export const operationAt = (prefix: string, method: string, path: string): OperationId | undefined => {
+  if (!path.startsWith(prefix)) return undefined
+  const relative = path.slice(prefix.length).split("?")[0] ?? ""
+  return OPERATION_PATTERNS.find(
+    ({ operation, pattern }) =>
+      (operation.method === method || (operation.method === "GET" && method === "HEAD")) && pattern.test(relative)
+  )?.operation.operationId
+}
+
+/**
+ * The API's paths under a mount prefix (`/api` by default, `""` for the root), taken from the contract's operations:
+ * `of(operationId, params)` for any of them, readable names for the ones the audits are about, and the two documents
+ * core serves beside the operations (openapi.json and the API reference page, docs/api.md "Routes").
+ */
+export const apiPaths = (prefix: string) => {
+  const of = <Id extends OperationId>(operationId: Id, ...[params]: PathArgs<Id>): string =>
+    operationPath(prefix, operationId, params)
+  return {
+    of,
+    planEntries: of("createPublicPlanEntry"),
+    preferences: of("updateLanguagePreferences"),
+    paymentMethods: of("listPaymentMethods"),
+    paymentMethod: (id: string): string => of("setDefaultPaymentMethod", { id }),
+    health: of("health"),
+    /** The liveness and readiness probes (docs/api.md, "Probes"). */
+    live: of("liveness"),
+    ready: of("readiness"),
+    openapi: `${prefix}/openapi.json`,
+    docs: `${prefix}/docs`
+  }
+}
 
 export type ApiPaths = ReturnType<typeof apiPaths>
 
@@ -21,21 +84,6 @@ export const paths: ApiPaths = apiPaths("/api")
 
 /** The same path without its trailing slash (the contract serves both forms of the operation paths). */
 export const withoutSlash = (path: string): string => (path.endsWith("/") ? path.slice(0, -1) : path)
-
-/** RFC 9110 reason phrases, the contract's problem `title`. */
-export const reasonPhrases: Readonly<Record<number, string>> = {
-  400: "Bad Request",
-  401: "Unauthorized",
-  403: "Forbidden",
-  404: "Not Found",
-  405: "Method Not Allowed",
-  412: "Precondition Failed",
-  413: "Content Too Large",
-  415: "Unsupported Media Type",
-  428: "Precondition Required",
-  500: "Internal Server Error",
-  503: "Service Unavailable"
-}
 
 /** Lower-case hex, safe in ids, emails and tokens; makes every run's rows its own on a shared database. */
 export const randomSuffix = (bytes = 6): string => randomBytes(bytes).toString("hex")

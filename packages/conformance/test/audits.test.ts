@@ -89,6 +89,34 @@ describe("the audits", () => {
     for (const audit of wire) expect((await runAudit(audit, target)).reason).toBe("needs raw socket access (node:net)")
   })
 
+  it("skip the raw HTTP/1.1 audits, and the wire audits, on a target built on a fetch", async () => {
+    const target = auditTarget({
+      ...BASE,
+      url: "http://127.0.0.1:1/api",
+      fetch: () => Promise.reject(new Error("no network here")),
+      corsOrigin: "https://app.example"
+    })
+    expect([target.rawHttp, target.exchange]).toEqual([false, undefined])
+    const raw = httpAudits.filter((audit) => audit.needs.includes("raw-http"))
+    expect(raw.map((audit) => audit.id)).toEqual([
+      "ACC-docs-content-encoding",
+      "ACC-order-credentials-before-body",
+      "ACC-media-type-415",
+      "ACC-size-declared-length",
+      "ACC-size-chunked",
+      "ACC-body-ignored-on-get-head-options",
+      "ACC-head-headers-like-get",
+      "ACC-payment-methods-set-default-repeat"
+    ])
+    for (const audit of raw) expect((await runAudit(audit, target)).reason).toMatch(/^needs HTTP\/1\.1 framing/)
+    for (const audit of httpAudits.filter((audit) => audit.needs.includes("wire")))
+      expect((await runAudit(audit, target)).reason).toMatch(/needs raw socket access/)
+    // A send of the runner's own (HTTP/2, say) honours every field of RawRequest: the raw audits run on it.
+    expect(
+      auditTarget({ ...BASE, url: "http://x/api", send: target.send, fetch: () => Promise.reject() }).rawHttp
+    ).toBe(true)
+  })
+
   it("skip the CORS audits when the target names no origin the server allows", async () => {
     const target = auditTarget({ ...BASE, url: "http://127.0.0.1:1/api" })
     const cors = httpAudits.filter((audit) => audit.needs.includes("cors"))
@@ -108,12 +136,16 @@ describe("the audits", () => {
     expect(auditTarget({ ...base, url: "http://x:3000/v2/accord/" }).paths.health).toBe("/v2/accord/health")
   })
 
-  it("load nothing but Node's modules at run time (accord-conformance needs no test framework and no Accord package)", () => {
-    const dir = new URL("../src/audits/", import.meta.url)
-    for (const file of readdirSync(dir).filter((name) => name.endsWith(".ts"))) {
+  it("load nothing at run time but Node's modules, the contract they audit and its effect (accord-conformance needs no test framework)", () => {
+    const allowed = (specifier: string) =>
+      specifier.startsWith(".") || specifier.startsWith("node:") || ["@accord/contract", "effect"].includes(specifier)
+    const dir = new URL("../src/", import.meta.url)
+    const files = readdirSync(dir, { recursive: true, encoding: "utf8" }).filter((name) => name.endsWith(".ts"))
+    expect(files).toContain("audits/per-operation.ts")
+    for (const file of files) {
       const source = readFileSync(new URL(file, dir), "utf8")
       for (const [statement, specifier = ""] of source.matchAll(/^import (?!type )[^"]*"([^"]+)"/gm)) {
-        expect(specifier.startsWith(".") || specifier.startsWith("node:"), `${file}: ${statement}`).toBe(true)
+        expect(allowed(specifier), `${file}: ${statement}`).toBe(true)
       }
     }
   })

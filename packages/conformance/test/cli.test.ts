@@ -1,6 +1,6 @@
-import { startWith } from "@accord/conformance"
+import { startWith } from "@accord/test-support"
 import type { SeedInput } from "@accord/domain"
-import type { AuditResult } from "@accord/conformance/audits"
+import { operationAudits, type AuditResult } from "@accord/conformance/audits"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { spawn } from "node:child_process"
 import { readFileSync } from "node:fs"
@@ -117,6 +117,9 @@ describe("accord-conformance against a host with a rule broken", () => {
     const ran = await accordConformance(["--url", `${server.url}/api`, ...tokens])
     expect(ran.code, ran.stdout).toBe(1)
     const failed = [...ran.stdout.matchAll(/^FAIL +(MUST|SHOULD) +(\S+)$/gm)].map(([, level, id]) => `${level} ${id}`)
+    // Each operation's 405 with Allow, and its order of checks where a wrong method is one of its refusals.
+    const perOperation = operationAudits.filter((audit) => /-(405-allow|order)$/.test(audit.id))
+    expect(perOperation.length).toBe(13)
     expect(failed).toEqual([
       // The MUSTs that look at Allow on a 405: the order of checks, and HEAD's headers against GET's (the host drops
       // Allow from one of the two).
@@ -124,14 +127,15 @@ describe("accord-conformance against a host with a rule broken", () => {
       // A host owns the paths outside its prefix (Koa's own 404 there): a SHOULD, so it alone would not fail the run.
       "SHOULD ACC-routes-outside-prefix-404",
       "MUST ACC-routes-405-allow",
-      "MUST ACC-head-headers-like-get"
+      "MUST ACC-head-headers-like-get",
+      ...perOperation.map((audit) => `MUST ${audit.id}`)
     ])
     // Each failure says which request and what was expected.
     expect(ran.stdout).toContain(
       'ACC-routes-405-allow\n      GET /api/plans/v1/subscription-plans/public/: Allow: expected "OPTIONS, POST", got undefined'
     )
     expect(ran.stdout).toMatch(/ACC-head-headers-like-get\n {6}HEAD plan entries: GET's headers: expected .*"allow"/)
-    expect(ran.stdout).toMatch(/failed \(3 MUST, 1 SHOULD\)/)
+    expect(ran.stdout).toMatch(/failed \(16 MUST, 1 SHOULD\)/)
   }, 60_000)
 
   it("only SHOULD failures (no API reference page) exit 0", async () => {

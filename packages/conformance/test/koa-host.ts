@@ -1,5 +1,5 @@
 import { accordRouter } from "@accord/adapter-koa"
-import type { StartAdapter } from "@accord/conformance"
+import type { StartAdapter } from "@accord/test-support"
 import type { Context, Next } from "koa"
 import Koa from "koa"
 import { listen } from "@accord/node/server"

@@ -289,6 +289,16 @@ describe("lint: architecture boundaries", () => {
     ])("refuse %s", async (code) => {
       for (const dir of ["core", "domain", "contract", "node", "store-memory", "store-postgres", "client", "server"])
         await expectRule(`packages/${dir}/src/x.ts`, `${code}\n`, "no-restricted-imports")
+      // The audits users run (accord-conformance) too: the test machinery left for @accord/test-support.
+      await expectRule("packages/conformance/src/x.ts", `${code}\n`, "no-restricted-imports")
+      await expectRule("packages/conformance/src/audits/x.ts", `${code}\n`, "no-restricted-imports")
+    })
+
+    it("the private test machinery may import them (packages/test-support/src)", async () => {
+      await expectClean(
+        "packages/test-support/src/x.ts",
+        'import { describe } from "@effect/vitest"\nimport fc from "fast-check"\nimport { send } from "@accord/conformance"\nexport const parts = [describe, fc, send]\n'
+      )
     })
   })
 

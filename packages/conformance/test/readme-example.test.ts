@@ -1,12 +1,12 @@
-import { startWith } from "@accord/conformance"
+import { startWith } from "@accord/test-support"
 import { httpAudits } from "@accord/conformance/audits"
 import type { SeedInput } from "@accord/domain"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { readFileSync } from "node:fs"
 import { koaHost } from "./koa-host.js"
 
-// The README's examples. Its command runs in cli.test.ts; its one-line suites are the adapters' and stores' own test
-// files (run there, not again here); its script runs below against a host.
+// The README's examples. Its command runs in cli.test.ts; its script runs below against a host; its table lists every
+// audit.
 
 const read = (path: string) => readFileSync(new URL(path, import.meta.url), "utf8")
 const readme = read("../README.md")
@@ -15,12 +15,6 @@ describe("README.md", () => {
   it("shows exactly the example file, verbatim, and no other TypeScript", () => {
     const blocks = [...readme.matchAll(/^```ts\n([\s\S]*?)^```$/gm)].map(([, code]) => code)
     expect(blocks).toEqual([read("./examples/audit-a-server.ts")])
-  })
-
-  it("names the one-line suites that the test files it cites run", () => {
-    const cited = [...readme.matchAll(/^- `(packages\/[^`]+\.test\.ts)`: `(.+)`$/gm)]
-    expect(cited.length).toBe(2)
-    for (const [, file = "", line = ""] of cited) expect(read(`../../../${file}`), file).toContain(line)
   })
 
   it("lists every audit, in order, with its level, needs and title", () => {

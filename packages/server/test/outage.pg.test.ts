@@ -1,12 +1,5 @@
-import {
-  paths,
-  send,
-  startTcpProxy,
-  viaProxy,
-  type RawRequest,
-  type RawResponse,
-  type TcpProxy
-} from "@accord/conformance"
+import { paths, send, type RawRequest, type RawResponse } from "@accord/conformance"
+import { startTcpProxy, viaProxy, type TcpProxy } from "@accord/test-support"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Redacted } from "effect"
 import { randomBytes } from "node:crypto"

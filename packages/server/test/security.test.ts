@@ -5,7 +5,8 @@ import { startFastifyServer } from "@accord/adapter-fastify"
 import { startKoaServer } from "@accord/adapter-koa"
 import { startExpressServer } from "@accord/adapter-express"
 import { startFetchServer } from "@accord/adapter-fetch/node"
-import { send, startOnRuntime, type RawRequest, type RawResponse, type StartAdapter } from "@accord/conformance"
+import { send, type RawRequest, type RawResponse } from "@accord/conformance"
+import { startOnRuntime, type StartAdapter } from "@accord/test-support"
 import {
   type AccordServices,
   Authenticator,

@@ -1,4 +1,4 @@
-import { runStoreContract } from "@accord/conformance"
+import { runStoreContract } from "@accord/test-support"
 import { MemoryStoreLive } from "@accord/store-memory"
 
 runStoreContract("memory", MemoryStoreLive)

@@ -14,7 +14,7 @@ import {
   Unavailable,
   UserId
 } from "@accord/domain"
-import { startTcpProxy, viaProxy } from "@accord/conformance"
+import { startTcpProxy, viaProxy } from "@accord/test-support"
 import {
   DatabaseTimeout,
   makePgPool,

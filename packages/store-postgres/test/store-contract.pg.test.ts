@@ -1,5 +1,5 @@
 import { describe } from "@effect/vitest"
-import { runStoreContract } from "@accord/conformance"
+import { runStoreContract } from "@accord/test-support"
 import { databaseUrl, skipReason, storeInFreshSchema } from "./postgres-helpers.js"
 
 describe.skipIf(databaseUrl === undefined)(

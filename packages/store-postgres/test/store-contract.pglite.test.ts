@@ -1,4 +1,4 @@
-import { runStoreContract } from "@accord/conformance"
+import { runStoreContract } from "@accord/test-support"
 import { PgliteStoreLive } from "@accord/store-postgres"
 
 runStoreContract("pglite (in memory)", PgliteStoreLive())

@@ -4,7 +4,7 @@ import { PGlite } from "@electric-sql/pglite"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit, Layer } from "effect"
 import { LanguageTag, PlanEntries, PreferencesStore, Unavailable, UserId } from "@accord/domain"
-import { fillFileSystem, mountTmpfs, tmpfsUnavailable } from "@accord/conformance"
+import { fillFileSystem, mountTmpfs, tmpfsUnavailable } from "@accord/test-support"
 import { makePgliteExecutor, SqlStoreLive, type PgliteDatabase } from "@accord/store-postgres"
 import { diskFullTriggers, entryOf, isDiskFull } from "./disk-full.js"
 

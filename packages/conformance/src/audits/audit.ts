@@ -1,4 +1,6 @@
+import type { OperationId } from "@accord/contract"
 import { setMaxListeners } from "node:events"
+import { fetchSend, type Fetch } from "../fetch-send.js"
 import { apiPaths, randomSuffix, type ApiPaths } from "../paths.js"
 import { send, type RawRequest, type RawResponse } from "../raw-http.js"
 import { DEFAULT_QUIET_MS, exchange, type Exchanged } from "../raw-socket.js"
@@ -11,12 +13,15 @@ export type AuditLevel = "MUST" | "SHOULD"
  * What an audit needs beyond a base URL, three tokens and the payment method ids of two users:
  * - `wire`: bytes on a socket that no HTTP client sends (two Authorization headers, `Transfer-Encoding: gzip,
  *   chunked`): `node:net`/`node:tls`, which every Node runner has;
+ * - `raw-http`: HTTP/1.1 framing that a fetch leaves to its runtime: a declared length never sent, chunk boundaries,
+ *   a body on GET or HEAD, the Content-Length of an answer. `send` over `node:http` has it, and any `send` a runner
+ *   gives; a target built on a `fetch` has not;
  * - `seeded`: a store the runner seeded itself (`SeededFacts`): users no request has used yet, a user without
  *   payment methods, a 512-character token. A deployment has none of these, so the CLI skips these audits;
  * - `cors`: an origin the server's CORS allows (`corsOrigin`): CORS is off by default, and only the runner knows
  *   which origins a deployment lets in.
  */
-export type AuditNeed = "wire" | "seeded" | "cors"
+export type AuditNeed = "wire" | "raw-http" | "seeded" | "cors"
 
 /** An audit: a rule of docs/api.md checked from outside over HTTP, with an id that never changes. */
 export interface Audit {
@@ -25,6 +30,11 @@ export interface Audit {
   readonly level: AuditLevel
   readonly title: string
   readonly needs: ReadonlyArray<AuditNeed>
+  /**
+   * The operations of the contract whose behaviour it checks, by operationId (none: a rule of every answer, or of
+   * what is not an operation); a coverage test fails when an operation has no audit of its own.
+   */
+  readonly operations: ReadonlyArray<OperationId>
   /** Its deadline, when the audit takes longer than most (default `DEFAULT_AUDIT_TIMEOUT_MS`, 30 s). */
   readonly timeoutMs?: number
   /** Resolves when the target conforms; throws an `AuditFailure` with the reason when it does not. */
@@ -65,6 +75,12 @@ export interface AuditTargetOptions {
   /** The transport, default `send` over `node:http`/`node:https`; it must honour every field of `RawRequest`. */
   readonly send?: (request: RawRequest) => Promise<RawResponse>
   /**
+   * Any fetch instead (the runtime's, or a fetch handler called in process): the audits' requests go
+   * through it, against the URL's origin. Without a `send` and an `exchange` of its own, such a target meets neither
+   * `raw-http` nor `wire`: those audits are skipped with the reason.
+   */
+  readonly fetch?: Fetch
+  /**
    * Raw bytes on a fresh connection (the `wire` need), default `node:net`/`node:tls`; `false` where there is none.
    * `signal` aborts it when the audit's deadline passes.
    */
@@ -90,6 +106,8 @@ export interface AuditTarget {
   readonly run: string
   readonly seeded: SeededFacts | undefined
   readonly send: (request: RawRequest) => Promise<RawResponse>
+  /** Whether `send` honours every field of `RawRequest` (the `raw-http` need): false when it is a fetch's. */
+  readonly rawHttp: boolean
   readonly exchange: ((bytes: string, signal?: AbortSignal) => Promise<Exchanged>) | undefined
   readonly corsOrigin: string | undefined
 }
@@ -114,6 +132,7 @@ export const auditTarget = (options: AuditTargetOptions): AuditTarget => {
   if (userPaymentMethods.length < 2) throw new Error("the user needs at least two payment methods")
   if (otherUserPaymentMethods.length < 1) throw new Error("the other user needs at least one payment method")
   const base = url.href
+  const viaFetch = options.send === undefined && options.fetch !== undefined
   return {
     url: base,
     prefix,
@@ -125,11 +144,13 @@ export const auditTarget = (options: AuditTargetOptions): AuditTarget => {
     otherUserPaymentMethods,
     run: options.run ?? randomSuffix(),
     seeded: options.seeded,
-    send: options.send ?? ((request) => send(base, request)),
+    send:
+      options.send ?? (options.fetch === undefined ? (request) => send(base, request) : fetchSend(base, options.fetch)),
+    rawHttp: !viaFetch,
     // An audit reads one response per exchange: it ends once that response is complete, whether or not the server
     // closes (the requests say `Connection: close`); the quiet time only bounds one that never completes.
     exchange:
-      options.exchange === false
+      options.exchange === false || (viaFetch && options.exchange === undefined)
         ? undefined
         : (options.exchange ??
           ((bytes, signal) =>
@@ -138,9 +159,15 @@ export const auditTarget = (options: AuditTargetOptions): AuditTarget => {
   }
 }
 
-export const audit = (definition: Omit<Audit, "needs"> & { readonly needs?: ReadonlyArray<AuditNeed> }): Audit => ({
+export const audit = (
+  definition: Omit<Audit, "needs" | "operations"> & {
+    readonly needs?: ReadonlyArray<AuditNeed>
+    readonly operations?: ReadonlyArray<OperationId>
+  }
+): Audit => ({
   ...definition,
-  needs: definition.needs ?? []
+  needs: definition.needs ?? [],
+  operations: definition.operations ?? []
 })
 
 /** The needs `target` cannot meet, as a reason to skip; undefined when the audit can run. */
@@ -151,6 +178,10 @@ export const unmetNeeds = (item: Audit, target: AuditTarget): string | undefined
         "needs a store the runner seeded itself (new users, a user without payment methods, a 512-character token)"
       ]
     if (need === "wire" && target.exchange === undefined) return ["needs raw socket access (node:net)"]
+    if (need === "raw-http" && !target.rawHttp)
+      return [
+        "needs HTTP/1.1 framing a fetch leaves to its runtime (a declared length never sent, chunk boundaries, a body on GET or HEAD, an answer's Content-Length)"
+      ]
     if (need === "cors" && target.corsOrigin === undefined)
       return ["needs an origin the server's CORS allows (--cors-origin)"]
     return []

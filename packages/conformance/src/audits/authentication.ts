@@ -35,6 +35,7 @@ export const authenticationAudits: ReadonlyArray<Audit> = [
     id: "ACC-auth-missing-401",
     level: "MUST",
     title: 'no header, an empty header, or another scheme: 401 unauthenticated, WWW-Authenticate: Bearer realm="api"',
+    operations: ["getLanguagePreferences", "setDefaultPaymentMethod"],
     run: async (t) => {
       const cases: ReadonlyArray<[string, Record<string, string>]> = [
         ["no Authorization", {}],
@@ -63,6 +64,7 @@ export const authenticationAudits: ReadonlyArray<Audit> = [
     level: "MUST",
     title: "more than one Authorization header: 401 invalid_token, never a pick",
     needs: ["wire"],
+    operations: ["getLanguagePreferences"],
     run: async (t) => {
       // docs/SECURITY.md, "two Authorization headers": Node keeps only the first; the core sees them all.
       const exchange = t.exchange ?? fail("no raw socket")
@@ -87,6 +89,7 @@ export const authenticationAudits: ReadonlyArray<Audit> = [
     id: "ACC-auth-invalid-token-401",
     level: "MUST",
     title: "Bearer/Token with an empty, malformed or unknown token: 401 invalid_token, the token not reflected",
+    operations: ["getLanguagePreferences"],
     run: async (t) => {
       const cases: ReadonlyArray<[string, string]> = [
         ["Bearer without a token", "Bearer"],
@@ -107,6 +110,7 @@ export const authenticationAudits: ReadonlyArray<Audit> = [
     id: "ACC-auth-scheme-any-case",
     level: "MUST",
     title: "the scheme is case-insensitive, Token is a synonym, several spaces may separate scheme and token",
+    operations: ["getLanguagePreferences"],
     run: async (t) => {
       await resetPreferences(t, t.userToken)
       for (const scheme of ["bEaReR ", "BEARER ", "Token ", "tOkEn ", "Bearer    "]) {
@@ -125,6 +129,7 @@ export const authenticationAudits: ReadonlyArray<Audit> = [
     level: "MUST",
     title: "a 512-character token followed by '=' padding is a valid credential; without its padding it is unknown",
     needs: ["seeded"],
+    operations: ["getLanguagePreferences"],
     run: async (t) => {
       const token = t.seeded?.paddedTokenUser ?? ""
       const res = await getPreferences(t, token)
@@ -137,6 +142,12 @@ export const authenticationAudits: ReadonlyArray<Audit> = [
     id: "ACC-auth-client-403",
     level: "MUST",
     title: "a client credential on a user route: 403 insufficient_scope, before the body is looked at",
+    operations: [
+      "getLanguagePreferences",
+      "updateLanguagePreferences",
+      "setDefaultPaymentMethod",
+      "listPaymentMethods"
+    ],
     run: async (t) => {
       const client = t.clientToken
       const requests: ReadonlyArray<RawRequest> = [
@@ -157,6 +168,7 @@ export const authenticationAudits: ReadonlyArray<Audit> = [
     id: "ACC-auth-client-creates-plan-entry",
     level: "MUST",
     title: "a client credential may create a public plan entry: 201",
+    operations: ["createPublicPlanEntry"],
     run: async (t) => {
       const email = `client.${t.run}@example.com`
       const res = await postPlanEntry(t, t.clientToken, JSON.stringify({ email, password: "client-pass-1" }))
@@ -169,6 +181,7 @@ export const authenticationAudits: ReadonlyArray<Audit> = [
     id: "ACC-auth-before-validation",
     level: "MUST",
     title: "an unauthenticated request never learns about field rules",
+    operations: ["createPublicPlanEntry"],
     run: async (t) => {
       const body = '{"email":1,"password":2,"x":3}'
       expectProblem(

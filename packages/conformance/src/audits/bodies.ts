@@ -3,6 +3,7 @@ import { equal, fail, includes, lessThan, greaterThan, matches } from "./assert.
 import { audit, type Audit } from "./audit.js"
 import {
   bearer,
+  BODY_LIMIT,
   bytes,
   DEFAULT_PREFERENCES,
   expectPreferences,
@@ -26,13 +27,12 @@ import {
 
 // docs/api.md, "Errors" and "Precise rules": bodies, media types, the size limit, JSON.
 
-const BODY_LIMIT = 16_384
-
 export const bodyAudits: ReadonlyArray<Audit> = [
   audit({
     id: "ACC-body-invalid-json",
     level: "MUST",
     title: "invalid JSON: syntax, BOM, invalid UTF-8, duplicate keys, prototype keys, nesting over 32 levels",
+    operations: ["updateLanguagePreferences"],
     run: async (t) => {
       const cases: ReadonlyArray<[string, string | Uint8Array]> = [
         ["truncated", '{"language":"fr"'],
@@ -72,6 +72,7 @@ export const bodyAudits: ReadonlyArray<Audit> = [
     id: "ACC-body-nesting-32",
     level: "MUST",
     title: "32 levels of nesting is valid JSON, then fails field validation",
+    operations: ["updateLanguagePreferences"],
     run: async (t) => {
       const user = t.userToken
       await resetPreferences(t, user)
@@ -97,6 +98,7 @@ export const bodyAudits: ReadonlyArray<Audit> = [
     id: "ACC-body-not-an-object",
     level: "MUST",
     title: "a body that is valid JSON but not an object: 400 invalid_body",
+    operations: ["updateLanguagePreferences", "setDefaultPaymentMethod"],
     run: async (t) => {
       for (const body of ["[]", "[{}]", '"x"', "1", "-0.5", "null", "true", " [ ] "]) {
         expectProblem(`PUT preferences ${body}`, await putPreferences(t, t.userToken, body), INVALID_BODY)
@@ -118,6 +120,7 @@ export const bodyAudits: ReadonlyArray<Audit> = [
     id: "ACC-body-missing",
     level: "MUST",
     title: "no body, or a zero-byte body whatever its Content-Type, where a body is required: 400 invalid_json",
+    operations: ["updateLanguagePreferences"],
     run: async (t) => {
       const user = t.userToken
       const path = t.paths.preferences
@@ -140,6 +143,7 @@ export const bodyAudits: ReadonlyArray<Audit> = [
     id: "ACC-media-type-json-any-spelling",
     level: "MUST",
     title: "media types: application/json with an utf-8 charset in any spelling is accepted",
+    operations: ["updateLanguagePreferences"],
     run: async (t) => {
       const user = t.userToken
       await resetPreferences(t, user)
@@ -166,6 +170,8 @@ export const bodyAudits: ReadonlyArray<Audit> = [
     id: "ACC-media-type-415",
     level: "MUST",
     title: "media types: anything else with a body is 415",
+    needs: ["raw-http"],
+    operations: ["updateLanguagePreferences", "createPublicPlanEntry", "setDefaultPaymentMethod"],
     run: async (t) => {
       const user = t.userToken
       const body = '{"timezone":0}'
@@ -221,6 +227,7 @@ export const bodyAudits: ReadonlyArray<Audit> = [
     id: "ACC-size-limit-bytes",
     level: "MUST",
     title: "size: 16384 bytes pass, 16385 are 413 Content Too Large, counted in bytes",
+    operations: ["updateLanguagePreferences", "getLanguagePreferences", "setDefaultPaymentMethod"],
     run: async (t) => {
       const user = t.userToken
       await resetPreferences(t, user)
@@ -263,6 +270,8 @@ export const bodyAudits: ReadonlyArray<Audit> = [
     id: "ACC-size-declared-length",
     level: "MUST",
     title: "size: a large declared Content-Length is refused without waiting for the body",
+    needs: ["raw-http"],
+    operations: ["updateLanguagePreferences"],
     run: async (t) => {
       const res = await t.send({
         method: "PUT",
@@ -281,6 +290,7 @@ export const bodyAudits: ReadonlyArray<Audit> = [
     level: "MUST",
     title: "a transfer coding other than chunked is 501 not_implemented, after the credentials",
     needs: ["wire"],
+    operations: ["updateLanguagePreferences"],
     run: async (t) => {
       // docs/SECURITY.md, "Transfer-Encoding: gzip, chunked": the body is never read as if it were plain JSON.
       const exchange = t.exchange ?? fail("no raw socket")
@@ -301,6 +311,8 @@ export const bodyAudits: ReadonlyArray<Audit> = [
     id: "ACC-size-chunked",
     level: "MUST",
     title: "size: a chunked body counts as it arrives",
+    needs: ["raw-http"],
+    operations: ["updateLanguagePreferences"],
     run: async (t) => {
       const user = t.userToken
       await resetPreferences(t, user)
@@ -328,6 +340,8 @@ export const bodyAudits: ReadonlyArray<Audit> = [
     id: "ACC-body-ignored-on-get-head-options",
     level: "MUST",
     title: "bodies and Content-Length on GET, HEAD and OPTIONS are ignored",
+    needs: ["raw-http"],
+    operations: ["getLanguagePreferences"],
     run: async (t) => {
       const user = t.userToken
       await resetPreferences(t, user)

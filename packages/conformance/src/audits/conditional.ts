@@ -8,6 +8,8 @@ import {
   expectProblem,
   expectStatus,
   jsonHeaders,
+  NOT_FOUND,
+  PRECONDITION_FAILED,
   resetPreferences,
   show,
   text,
@@ -21,7 +23,6 @@ import {
 const STRONG_ETAG = /^"[\x21\x23-\x7e]*"$/
 /** An entity tag no representation of this API has. */
 const STALE = '"0000000000000000-0"'
-const PRECONDITION_FAILED = { status: 412, code: "precondition_failed" } as const
 
 const etagOf = (label: string, res: RawResponse): string => {
   const etag = res.headers["etag"]
@@ -58,6 +59,7 @@ export const conditionalAudits: ReadonlyArray<Audit> = [
     id: "ACC-etag-preferences",
     level: "MUST",
     title: "preferences: GET and PUT carry a strong ETag, the same for the same bytes, another when they change",
+    operations: ["getLanguagePreferences", "updateLanguagePreferences"],
     run: async (t) => {
       await resetPreferences(t, t.userToken)
       const first = await getWith(t, t.paths.preferences, {})
@@ -87,6 +89,7 @@ export const conditionalAudits: ReadonlyArray<Audit> = [
     id: "ACC-if-none-match-preferences",
     level: "MUST",
     title: "preferences GET: If-None-Match with the ETag (also weak, in a list, or *) is 304 with the ETag and no body",
+    operations: ["getLanguagePreferences"],
     run: async (t) => {
       await resetPreferences(t, t.userToken)
       const etag = etagOf("GET", await getWith(t, t.paths.preferences, {}))
@@ -108,6 +111,7 @@ export const conditionalAudits: ReadonlyArray<Audit> = [
     level: "MUST",
     title:
       "preferences PUT: If-Match that does not match (strong comparison) is 412 precondition_failed and changes nothing",
+    operations: ["updateLanguagePreferences", "getLanguagePreferences"],
     run: async (t) => {
       await resetPreferences(t, t.userToken)
       const etag = etagOf("GET", await getWith(t, t.paths.preferences, {}))
@@ -140,6 +144,7 @@ export const conditionalAudits: ReadonlyArray<Audit> = [
     id: "ACC-etag-payment-methods",
     level: "MUST",
     title: "payment methods: the list and set-default carry a strong ETag; If-None-Match on the list is 304",
+    operations: ["listPaymentMethods", "setDefaultPaymentMethod"],
     run: async (t) => {
       const [first = "", second = ""] = t.userPaymentMethods
       expectStatus("set-default first", await setDefaultIf(t, first, "*"), 200)
@@ -164,6 +169,7 @@ export const conditionalAudits: ReadonlyArray<Audit> = [
     id: "ACC-if-match-payment-method",
     level: "MUST",
     title: "set-default: If-Match is compared with the method's own ETag; a stale one is 412 and changes nothing",
+    operations: ["setDefaultPaymentMethod", "listPaymentMethods"],
     run: async (t) => {
       const [first = "", second = ""] = t.userPaymentMethods
       const chosen = await setDefaultIf(t, first, "*")
@@ -179,10 +185,7 @@ export const conditionalAudits: ReadonlyArray<Audit> = [
         [first],
         "after the 412: the default did not move"
       )
-      expectProblem("an unknown id with If-Match", await setDefaultIf(t, unknownId(t), "*"), {
-        status: 404,
-        code: "not_found"
-      })
+      expectProblem("an unknown id with If-Match", await setDefaultIf(t, unknownId(t), "*"), NOT_FOUND)
     }
   })
 ]

@@ -1,7 +1,7 @@
 import type { SeedInput } from "@accord/domain"
 import { randomBytes } from "node:crypto"
 import { randomSuffix, randomToken } from "../paths.js"
-import { auditTarget, type AuditTarget } from "./audit.js"
+import { auditTarget, type AuditTarget, type AuditTargetOptions } from "./audit.js"
 
 /**
  * A seed for a store the runner starts itself, and the target (with its `SeededFacts`) once the server listens. The
@@ -10,8 +10,11 @@ import { auditTarget, type AuditTarget } from "./audit.js"
 export interface AuditFixture {
   readonly seed: SeedInput
   readonly corsOrigin: string
-  /** `url`: the API's base URL, mount prefix included. */
-  readonly target: (url: string) => AuditTarget
+  /**
+   * `url`: the API's base URL, mount prefix included; `transport`: how to reach it, when not over `node:http` (a
+   * `fetch`, such as a fetch handler called in process, or a `send` over HTTP/2).
+   */
+  readonly target: (url: string, transport?: Pick<AuditTargetOptions, "send" | "fetch" | "exchange">) => AuditTarget
 }
 
 /** The page origin the CORS audits call from, in a fixture's target (a reserved name: RFC 2606). */
@@ -62,8 +65,9 @@ export const makeAuditFixture = (): AuditFixture => {
   return {
     seed,
     corsOrigin: AUDIT_CORS_ORIGIN,
-    target: (url) =>
+    target: (url, transport = {}) =>
       auditTarget({
+        ...transport,
         url,
         userToken: user.token,
         otherUserToken: other.token,

@@ -2,7 +2,7 @@ import { REQUEST_ID_PATTERN } from "../paths.js"
 import type { RawRequest } from "../raw-http.js"
 import { equal, matches, notEqual } from "./assert.js"
 import { audit, type Audit, type AuditTarget } from "./audit.js"
-import { bearer, expectCommonHeaders, expectStatus, jsonHeaders } from "./responses.js"
+import { bearer, comparableHeaders, expectCommonHeaders, expectStatus, jsonHeaders } from "./responses.js"
 
 // docs/api.md, "Headers on every response".
 
@@ -43,12 +43,6 @@ const headable = (t: AuditTarget): ReadonlyArray<[string, RawRequest, number | u
   ["404", { method: "GET", path: `${t.prefix}/nope` }, 404]
 ]
 
-/** Headers that differ between any two answers: the request id is fresh, the date may tick, the connection's own. */
-const PER_ANSWER = new Set(["x-request-id", "date", "connection", "keep-alive"])
-
-const comparable = (headers: Readonly<Record<string, string>>): Record<string, string> =>
-  Object.fromEntries(Object.entries(headers).filter(([name]) => !PER_ANSWER.has(name)))
-
 export const headerAudits: ReadonlyArray<Audit> = [
   // docs/api.md, "Precise rules": HEAD answers with GET's headers, Content-Length included (RFC 9110, 9.3.2);
   // docs/SECURITY.md, item 25.
@@ -56,6 +50,8 @@ export const headerAudits: ReadonlyArray<Audit> = [
     id: "ACC-head-headers-like-get",
     level: "MUST",
     title: "HEAD answers every route with GET's status and headers, Content-Length included, and no body",
+    needs: ["raw-http"],
+    operations: ["health", "liveness", "readiness", "getLanguagePreferences", "listPaymentMethods"],
     run: async (t) => {
       for (const [label, request, status] of headable(t)) {
         const get = await t.send(request)
@@ -63,7 +59,7 @@ export const headerAudits: ReadonlyArray<Audit> = [
         if (status !== undefined) expectStatus(`GET ${label}`, get, status)
         equal(get.headers["content-length"], String(get.body.length), `GET ${label}: Content-Length`)
         equal(head.status, get.status, `HEAD ${label}: status`)
-        equal(comparable(head.headers), comparable(get.headers), `HEAD ${label}: GET's headers`)
+        equal(comparableHeaders(head.headers), comparableHeaders(get.headers), `HEAD ${label}: GET's headers`)
         equal(head.body.length, 0, `HEAD ${label}: no body`)
       }
     }

@@ -6,15 +6,18 @@ import { corsAudits } from "./cors.js"
 import { headerAudits } from "./headers.js"
 import { orderAudits } from "./order.js"
 import { paymentMethodAudits } from "./payment-methods.js"
+import { operationAudits } from "./per-operation.js"
 import { planEntryAudits } from "./plan-entries.js"
 import { preferenceAudits } from "./preferences.js"
 import { routeAudits } from "./routes.js"
 import { serviceAudits } from "./service.js"
 
 /**
- * Every black-box check of the HTTP contract (docs/api.md), in the order a runner runs them. Each is a value with a
- * stable id, a level and a title; `runAudits` runs them against an `auditTarget`, `runHttpConformance` as a vitest
- * suite, `accord-conformance` from the command line. They share the target's users and leave them in a valid state.
+ * Every black-box check of the HTTP contract (docs/api.md), in the order a runner runs them: the rules written for
+ * what each operation does, then the pipeline's rules on every operation of the contract (`operationAudits`, derived
+ * from it). Each is a value with a stable id, a level and a title; `runAudits` runs them against an `auditTarget`,
+ * `accord-conformance` from the command line, @accord/test-support's `runHttpConformance` as a vitest suite. They
+ * share the target's users and leave them in a valid state.
  */
 export const httpAudits: ReadonlyArray<Audit> = [
   ...serviceAudits,
@@ -27,8 +30,11 @@ export const httpAudits: ReadonlyArray<Audit> = [
   ...headerAudits,
   ...paymentMethodAudits,
   ...conditionalAudits,
-  ...corsAudits
+  ...corsAudits,
+  ...operationAudits
 ]
+
+export { operationAudits }
 
 export { AuditFailure, AuditSkipped } from "./assert.js"
 export {
@@ -50,3 +56,4 @@ export {
   type SeededFacts
 } from "./audit.js"
 export { makeAuditFixture, type AuditFixture } from "./fixture.js"
+export { UNSENT_BODY_TIMEOUT_MS } from "./responses.js"

@@ -29,6 +29,7 @@ export const paymentMethodAudits: ReadonlyArray<Audit> = [
     id: "ACC-payment-methods-list-order",
     level: "MUST",
     title: "the list holds exactly the user's methods in code-point order of id, at most one of them the default",
+    operations: ["listPaymentMethods"],
     run: async (t) => {
       const list = expectPaymentMethodList("GET list", await listPaymentMethods(t, t.userToken))
       equal(
@@ -45,6 +46,7 @@ export const paymentMethodAudits: ReadonlyArray<Audit> = [
     level: "MUST",
     title: "a new user's list holds its seeded methods in code-point order, with the seeded default",
     needs: ["seeded"],
+    operations: ["listPaymentMethods"],
     run: async (t) => {
       const listUser = t.seeded?.listUser
       const list = expectPaymentMethodList("GET list", await listPaymentMethods(t, listUser?.token ?? ""))
@@ -61,6 +63,7 @@ export const paymentMethodAudits: ReadonlyArray<Audit> = [
     id: "ACC-payment-methods-set-default",
     level: "MUST",
     title: "setting a default: 200 with is_default true; the previous default loses it and gets a new updated_at",
+    operations: ["setDefaultPaymentMethod", "listPaymentMethods"],
     run: async (t) => {
       const user = t.userToken
       const previous = t.userPaymentMethods[0] ?? ""
@@ -108,6 +111,8 @@ export const paymentMethodAudits: ReadonlyArray<Audit> = [
     id: "ACC-payment-methods-set-default-repeat",
     level: "MUST",
     title: "repeating set-default is a no-op with the same body, for every accepted body form and both path forms",
+    needs: ["raw-http"],
+    operations: ["setDefaultPaymentMethod", "listPaymentMethods"],
     run: async (t) => {
       const user = t.userToken
       const target = t.userPaymentMethods.at(-1) ?? ""
@@ -147,6 +152,7 @@ export const paymentMethodAudits: ReadonlyArray<Audit> = [
     id: "ACC-payment-methods-field-errors",
     level: "MUST",
     title: "field errors on set-default leave the default where it was",
+    operations: ["setDefaultPaymentMethod", "listPaymentMethods"],
     run: async (t) => {
       const user = t.userToken
       const path = t.paths.paymentMethod(t.userPaymentMethods[1] ?? "")
@@ -186,6 +192,7 @@ export const paymentMethodAudits: ReadonlyArray<Audit> = [
     id: "ACC-payment-methods-ownership",
     level: "MUST",
     title: "another user's method or an unknown one is 404 not_found and nothing changes",
+    operations: ["setDefaultPaymentMethod", "listPaymentMethods"],
     run: async (t) => {
       const [otherDefault = ""] = t.otherUserPaymentMethods
       expectJsonSuccess(
@@ -227,6 +234,7 @@ export const paymentMethodAudits: ReadonlyArray<Audit> = [
     level: "MUST",
     title: 'a user without payment methods gets {"data":[]}',
     needs: ["seeded"],
+    operations: ["listPaymentMethods"],
     run: async (t) => {
       const user = t.seeded?.userWithoutPaymentMethods ?? ""
       const list = expectPaymentMethodList("empty list", await listPaymentMethods(t, user))
@@ -240,6 +248,7 @@ export const paymentMethodAudits: ReadonlyArray<Audit> = [
     level: "MUST",
     title: "200 concurrent set-default requests over the user's methods: all 200, then exactly one default",
     timeoutMs: 30_000,
+    operations: ["setDefaultPaymentMethod", "listPaymentMethods"],
     run: async (t) => {
       const user = t.userToken
       const methods = t.userPaymentMethods

@@ -25,6 +25,7 @@ export const planEntryAudits: ReadonlyArray<Audit> = [
     id: "ACC-plan-entry-created",
     level: "MUST",
     title: "201 with the email trimmed and its domain lower-cased, the password masked",
+    operations: ["createPublicPlanEntry"],
     run: async (t) => {
       const res = await postPlanEntry(
         t,
@@ -40,6 +41,7 @@ export const planEntryAudits: ReadonlyArray<Audit> = [
     id: "ACC-plan-entry-duplicate-same-201",
     level: "MUST",
     title: "a duplicate email (any case) gets the same 201 a new one would (no enumeration)",
+    operations: ["createPublicPlanEntry"],
     run: async (t) => {
       const first = await postPlanEntry(
         t,
@@ -69,6 +71,7 @@ export const planEntryAudits: ReadonlyArray<Audit> = [
     id: "ACC-plan-entry-boundaries",
     level: "MUST",
     title: "accepts the boundaries: a 254-character address, every dot-atom character, 8 and 128 code-point passwords",
+    operations: ["createPublicPlanEntry"],
     run: async (t) => {
       const local = `l${t.run}`.padEnd(64, "x")
       const domain = `${"A".repeat(63)}.${"b".repeat(63)}.${"c".repeat(57)}.com`
@@ -93,6 +96,7 @@ export const planEntryAudits: ReadonlyArray<Audit> = [
     id: "ACC-plan-entry-field-errors",
     level: "MUST",
     title: "field errors: exact codes, one per field, sorted by pointer; the password never reflected",
+    operations: ["createPublicPlanEntry"],
     run: async (t) => {
       const run = t.run
       const local = `l${run}`.padEnd(64, "x")
@@ -190,6 +194,7 @@ export const planEntryAudits: ReadonlyArray<Audit> = [
     id: "ACC-plan-entry-linear-trim",
     level: "MUST",
     title: "an email around a body's worth of inner whitespace is answered like any long email (linear trim)",
+    operations: ["createPublicPlanEntry"],
     run: async (t) => {
       // docs/SECURITY.md, quadratic email trim: this body once blocked the event loop for 0.2-0.4 s per request.
       const hostile = JSON.stringify({ email: "a" + " ".repeat(16_300) + "a", password: "password" })
@@ -204,6 +209,7 @@ export const planEntryAudits: ReadonlyArray<Audit> = [
     id: "ACC-plan-entry-not-an-object",
     level: "MUST",
     title: "plan entry bodies that are not JSON objects: 400 invalid_json or invalid_body, 413 over the limit",
+    operations: ["createPublicPlanEntry"],
     run: async (t) => {
       const user = t.userToken
       expectProblem("empty body", await postPlanEntry(t, user, ""), INVALID_JSON)

@@ -21,6 +21,7 @@ export const preferenceAudits: ReadonlyArray<Audit> = [
     level: "MUST",
     title: "GET creates the defaults on first use (en, 0, false) with created_at == updated_at; GET again is identical",
     needs: ["seeded"],
+    operations: ["getLanguagePreferences"],
     run: async (t) => {
       const user = t.seeded?.newUserForGet ?? ""
       const first = await getPreferences(t, user)
@@ -36,6 +37,7 @@ export const preferenceAudits: ReadonlyArray<Audit> = [
     level: "MUST",
     title: "the first PUT creates the record with created_at == updated_at; {} on a new user returns the defaults",
     needs: ["seeded"],
+    operations: ["updateLanguagePreferences", "getLanguagePreferences"],
     run: async (t) => {
       const empty = expectPreferences(
         "first PUT {}",
@@ -60,6 +62,7 @@ export const preferenceAudits: ReadonlyArray<Audit> = [
     id: "ACC-preferences-merge",
     level: "MUST",
     title: "merge semantics; updated_at moves only on a real change; id and created_at never change",
+    operations: ["updateLanguagePreferences", "getLanguagePreferences"],
     run: async (t) => {
       const user = t.userToken
       await resetPreferences(t, user)
@@ -109,6 +112,7 @@ export const preferenceAudits: ReadonlyArray<Audit> = [
     id: "ACC-preferences-read-only-ignored",
     level: "MUST",
     title: "read-only id, created_at, updated_at are ignored whatever their type or value",
+    operations: ["updateLanguagePreferences", "getLanguagePreferences"],
     run: async (t) => {
       const user = t.userToken
       await resetPreferences(t, user)
@@ -139,6 +143,7 @@ export const preferenceAudits: ReadonlyArray<Audit> = [
     id: "ACC-preferences-language",
     level: "MUST",
     title: "language: canonicalised, at most 35 characters, Intl-accepted tags only; a rejected PUT changes nothing",
+    operations: ["updateLanguagePreferences", "getLanguagePreferences"],
     run: async (t) => {
       const user = t.userToken
       await resetPreferences(t, user)
@@ -186,6 +191,7 @@ export const preferenceAudits: ReadonlyArray<Audit> = [
     id: "ACC-preferences-timezone",
     level: "MUST",
     title: "timezone: integer minutes, -720..840, multiple of 15, read as a JSON number",
+    operations: ["updateLanguagePreferences", "getLanguagePreferences"],
     run: async (t) => {
       const user = t.userToken
       await resetPreferences(t, user)
@@ -229,6 +235,7 @@ export const preferenceAudits: ReadonlyArray<Audit> = [
     id: "ACC-preferences-mfa",
     level: "MUST",
     title: "mfa_enabled: JSON booleans only",
+    operations: ["updateLanguagePreferences"],
     run: async (t) => {
       const user = t.userToken
       await resetPreferences(t, user)
@@ -252,6 +259,7 @@ export const preferenceAudits: ReadonlyArray<Audit> = [
     id: "ACC-preferences-every-bad-field",
     level: "MUST",
     title: "several bad fields: one error per field, sorted by pointer, nothing applied",
+    operations: ["updateLanguagePreferences", "getLanguagePreferences"],
     run: async (t) => {
       const user = t.userToken
       await resetPreferences(t, user)
@@ -282,6 +290,7 @@ export const preferenceAudits: ReadonlyArray<Audit> = [
     id: "ACC-preferences-field-errors-capped",
     level: "MUST",
     title: "1,500 unknown fields: the first 20 errors by pointer, the count in detail, a body under 4 KB",
+    operations: ["updateLanguagePreferences"],
     run: async (t) => {
       const names = Array.from({ length: 1500 }, (_, index) => `f${String(index).padStart(4, "0")}`)
       const res = await putPreferences(t, t.userToken, `{${names.map((name) => `"${name}":0`).join(",")}}`)

@@ -1,4 +1,5 @@
-import { reasonPhrases, REQUEST_ID_PATTERN, TIMESTAMP_PATTERN } from "../paths.js"
+import { PROBLEM_CODE_STATUS, REASON_PHRASES, type ProblemCode } from "@accord/contract"
+import { REQUEST_ID_PATTERN, TIMESTAMP_PATTERN } from "../paths.js"
 import type { RawResponse } from "../raw-http.js"
 import { doesNotMatch, equal, fail, greaterThan, isTrue, matches } from "./assert.js"
 import type { AuditTarget } from "./audit.js"
@@ -19,6 +20,20 @@ export const show = (label: string, res: RawResponse): string => `${label} -> ${
 export const expectStatus = (label: string, res: RawResponse, status: number): void => {
   if (res.status !== status) fail(`${show(label, res)}: expected status ${status}`)
 }
+
+/** Headers that differ between any two answers: the request id is fresh, the date may tick, the connection's own. */
+const PER_ANSWER: ReadonlySet<string> = new Set(["x-request-id", "date", "connection", "keep-alive"])
+/** How a body is framed: a runtime's, which a fetch handler called in process leaves out. */
+const FRAMING: ReadonlySet<string> = new Set(["content-length", "transfer-encoding"])
+
+/** A response's headers that two answers to the same request share; with `framing: false`, the framing left out too. */
+export const comparableHeaders = (
+  headers: Readonly<Record<string, string>>,
+  { framing = true }: { readonly framing?: boolean } = {}
+): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries(headers).filter(([name]) => !PER_ANSWER.has(name) && (framing || !FRAMING.has(name)))
+  )
 
 /** Whether a response's `Vary` lists `name` (a list, any case; `*` varies on everything). */
 export const variesOn = (res: RawResponse, name: string): boolean =>
@@ -70,9 +85,9 @@ export const expectJsonSuccess = (label: string, res: RawResponse, status: numbe
 
 export type FieldErrors = ReadonlyArray<readonly [pointer: string, code: string]>
 
-interface ProblemExpectation {
-  readonly status: number
-  readonly code: string
+/** A problem an audit expects: its code (its status is the contract's for that code) and what it must carry. */
+export interface ProblemExpectation {
+  readonly code: ProblemCode
   readonly errors?: FieldErrors
   readonly wwwAuthenticate?: string
   readonly allow?: string
@@ -80,9 +95,13 @@ interface ProblemExpectation {
   readonly head?: boolean
 }
 
-/** docs/api.md, "Errors": the status, the headers, exactly the problem's keys, its code and its field errors. */
+/**
+ * docs/api.md, "Errors": the status the contract's problem table gives the code, the headers, exactly the problem's
+ * keys, its code and its field errors.
+ */
 export const expectProblem = (label: string, res: RawResponse, expected: ProblemExpectation): void => {
-  expectStatus(label, res, expected.status)
+  const status = PROBLEM_CODE_STATUS[expected.code]
+  expectStatus(label, res, status)
   expectCommonHeaders(label, res)
   equal(res.headers["content-type"], "application/problem+json; charset=utf-8", `${label}: Content-Type`)
   // docs/api.md, "Conditional requests": an error describes no representation of the resource.
@@ -100,8 +119,8 @@ export const expectProblem = (label: string, res: RawResponse, expected: Problem
   const keys = ["type", "title", "status", "detail", "code", ...(expected.errors === undefined ? [] : ["errors"])]
   equal(Object.keys(body), keys, `${label}: problem keys`)
   equal(body["type"], "about:blank", `${label}: type`)
-  equal(body["title"], reasonPhrases[expected.status], `${label}: title`)
-  equal(body["status"], expected.status, `${label}: status member`)
+  equal(body["title"], REASON_PHRASES[status], `${label}: title`)
+  equal(body["status"], status, `${label}: status member`)
   greaterThan(str(`${label}: detail`, body["detail"]).length, 0, `${label}: detail is not empty`)
   equal(body["code"], expected.code, `${label}: code`)
   if (expected.errors !== undefined) {
@@ -121,29 +140,20 @@ export const expectProblem = (label: string, res: RawResponse, expected: Problem
   }
 }
 
-export const validation = (errors: FieldErrors): ProblemExpectation => ({
-  status: 400,
-  code: "validation_failed",
-  errors
-})
-export const INVALID_JSON: ProblemExpectation = { status: 400, code: "invalid_json" }
-export const INVALID_BODY: ProblemExpectation = { status: 400, code: "invalid_body" }
-export const NOT_FOUND: ProblemExpectation = { status: 404, code: "not_found" }
-export const TOO_LARGE: ProblemExpectation = { status: 413, code: "payload_too_large" }
-export const UNSUPPORTED: ProblemExpectation = { status: 415, code: "unsupported_media_type" }
-export const FORBIDDEN: ProblemExpectation = { status: 403, code: "insufficient_scope" }
-export const UNAUTHENTICATED: ProblemExpectation = {
-  status: 401,
-  code: "unauthenticated",
-  wwwAuthenticate: 'Bearer realm="api"'
-}
+export const validation = (errors: FieldErrors): ProblemExpectation => ({ code: "validation_failed", errors })
+export const INVALID_JSON: ProblemExpectation = { code: "invalid_json" }
+export const INVALID_BODY: ProblemExpectation = { code: "invalid_body" }
+export const NOT_FOUND: ProblemExpectation = { code: "not_found" }
+export const TOO_LARGE: ProblemExpectation = { code: "payload_too_large" }
+export const UNSUPPORTED: ProblemExpectation = { code: "unsupported_media_type" }
+export const FORBIDDEN: ProblemExpectation = { code: "insufficient_scope" }
+export const PRECONDITION_FAILED: ProblemExpectation = { code: "precondition_failed" }
+export const UNAUTHENTICATED: ProblemExpectation = { code: "unauthenticated", wwwAuthenticate: 'Bearer realm="api"' }
 export const INVALID_TOKEN: ProblemExpectation = {
-  status: 401,
   code: "invalid_token",
   wwwAuthenticate: 'Bearer realm="api", error="invalid_token"'
 }
 export const notAllowed = (allow: string, head = false): ProblemExpectation => ({
-  status: 405,
   code: "method_not_allowed",
   allow,
   head
@@ -254,6 +264,9 @@ export const unknownId = (t: AuditTarget): string => `unknown_${t.run}`
 
 // ---------------------------------------------------------------------------------------------------------------
 // Bodies
+
+/** The body limit a server has unless its host sets another (docs/api.md, "Precise rules"): the audits assume it. */
+export const BODY_LIMIT = 16_384
 
 /** `prefix`, then spaces, then `suffix`: a valid JSON document of exactly `bytes` bytes. */
 export const padded = (prefix: string, suffix: string, bytes: number): string => {

@@ -181,6 +181,7 @@ export const routeAudits: ReadonlyArray<Audit> = [
     id: "ACC-routes-head-like-get",
     level: "MUST",
     title: "HEAD is answered wherever GET is, with the same status and headers and no body",
+    operations: ["getLanguagePreferences", "listPaymentMethods"],
     run: async (t) => {
       const cases: ReadonlyArray<[string, string, Record<string, string>, number]> = [
         ["the user", t.paths.preferences, bearer(t.userToken), 200],
@@ -208,6 +209,13 @@ export const routeAudits: ReadonlyArray<Audit> = [
     id: "ACC-routes-trailing-slash",
     level: "MUST",
     title: "the operation paths answer identically with and without the trailing slash (no redirect)",
+    operations: [
+      "getLanguagePreferences",
+      "updateLanguagePreferences",
+      "listPaymentMethods",
+      "setDefaultPaymentMethod",
+      "createPublicPlanEntry"
+    ],
     run: async (t) => {
       const user = t.userToken
       const other = t.otherUserToken
@@ -268,6 +276,7 @@ export const routeAudits: ReadonlyArray<Audit> = [
     id: "ACC-routes-payment-method-id-charset",
     level: "MUST",
     title: "a payment method id outside [A-Za-z0-9_-]{1,100} is 404 after credentials (401 without them)",
+    operations: ["setDefaultPaymentMethod"],
     run: async (t) => {
       for (const id of ["pm.1", "pm~1", "pm%201", "a".repeat(101), "%C3%A9"]) {
         expectProblem(

@@ -1,3 +1,4 @@
+import { errorStatusesOf, operations } from "@accord/contract"
 import { brotliDecompressSync, gunzipSync } from "node:zlib"
 import { MAX_RESPONSE_BYTES, type RawResponse } from "../raw-http.js"
 import {
@@ -105,6 +106,7 @@ export const serviceAudits: ReadonlyArray<Audit> = [
     id: "ACC-health-ok",
     level: "MUST",
     title: 'GET health is 200 {"status":"ok"} without credentials',
+    operations: ["health"],
     run: async (t) => {
       const res = await t.send({ method: "GET", path: t.paths.health })
       expectJsonSuccess("GET health", res, 200)
@@ -116,6 +118,7 @@ export const serviceAudits: ReadonlyArray<Audit> = [
     id: "ACC-probes-ok",
     level: "MUST",
     title: 'GET health/live and health/ready are 200 {"status":"ok"} without credentials',
+    operations: ["liveness", "readiness"],
     run: async (t) => {
       for (const path of [t.paths.live, t.paths.ready]) {
         const res = await t.send({ method: "GET", path })
@@ -129,6 +132,7 @@ export const serviceAudits: ReadonlyArray<Audit> = [
     id: "ACC-health-ignores-credentials",
     level: "MUST",
     title: "health and the probes ignore credentials, valid or not, and the query string",
+    operations: ["health", "liveness", "readiness"],
     run: async (t) => {
       const headerSets: ReadonlyArray<readonly [string, Record<string, string>]> = [
         ["a malformed token", { Authorization: "Bearer nope$nope" }],
@@ -187,60 +191,23 @@ export const serviceAudits: ReadonlyArray<Audit> = [
         .map(([schemeName]) => schemeName)
       greaterThan(bearerSchemes.length, 0, "a bearer security scheme")
 
-      const operations: ReadonlyArray<{
-        path: string
-        method: string
-        success: string
-        errors: ReadonlyArray<string>
-        credentialed: boolean
-      }> = [
-        {
-          path: "/plans/v1/subscription-plans/public/",
-          method: "post",
-          success: "201",
-          errors: ["400", "401", "413", "415"],
-          credentialed: true
-        },
-        {
-          path: "/users/v1/preferences/language/",
-          method: "put",
-          success: "200",
-          errors: ["400", "401", "403", "413", "415"],
-          credentialed: true
-        },
-        {
-          path: "/users/v1/preferences/language/",
-          method: "get",
-          success: "200",
-          errors: ["401", "403"],
-          credentialed: true
-        },
-        {
-          path: "/payments/v1/payment-methods/{id}/",
-          method: "put",
-          success: "200",
-          errors: ["400", "401", "403", "404", "413", "415"],
-          credentialed: true
-        },
-        {
-          path: "/payments/v1/payment-methods/",
-          method: "get",
-          success: "200",
-          errors: ["401", "403"],
-          credentialed: true
-        },
-        { path: "/health", method: "get", success: "200", errors: ["503"], credentialed: false },
-        { path: "/health/live", method: "get", success: "200", errors: [], credentialed: false },
-        { path: "/health/ready", method: "get", success: "200", errors: ["503"], credentialed: false }
-      ]
-      for (const operation of operations) {
+      // What the contract says of each operation: its route, its success, every error status its checks and declared
+      // errors can answer (`errorStatusesOf`, which the document is made from), and whether it needs a credential.
+      const documented = Object.values(operations).map((operation) => ({
+        path: operation.path,
+        method: operation.method.toLowerCase(),
+        success: String(operation.success.status),
+        errors: errorStatusesOf(operation).map(String),
+        credentialed: operation.access !== "public"
+      }))
+      for (const operation of documented) {
         const label = `${operation.method.toUpperCase()} ${operation.path}`
         const pathItem = record(`${label}: path item`, resolveRef(document, documentPaths[operation.path]))
         const op = record(`${label}: operation`, pathItem[operation.method])
         const responses = record(`${label}: responses`, op["responses"])
         includesAll(Object.keys(responses), [operation.success, ...operation.errors], `${label}: statuses`)
-        // Liveness never depends on the store, so it is never documented as 503.
-        if (operation.errors.length === 0) excludes(Object.keys(responses), "503", `${label}: statuses`)
+        // An operation that never depends on the store (liveness) is never documented as 503.
+        if (!operation.errors.includes("503")) excludes(Object.keys(responses), "503", `${label}: statuses`)
         for (const [status, response] of Object.entries(responses)) {
           if (!/^[45]/.test(status)) continue
           const content = record(
@@ -270,6 +237,7 @@ export const serviceAudits: ReadonlyArray<Audit> = [
     id: "ACC-head-service-routes",
     level: "MUST",
     title: "HEAD answers like GET without a body on health, the probes and openapi.json",
+    operations: ["health", "liveness", "readiness"],
     run: async (t) => {
       for (const path of [t.paths.health, t.paths.live, t.paths.ready, t.paths.openapi]) {
         const get = await t.send({ method: "GET", path })
@@ -348,6 +316,7 @@ export const serviceAudits: ReadonlyArray<Audit> = [
     level: "SHOULD",
     title:
       "the docs page's files are sent in br or gzip when accepted, decoding to the identity bytes, with Vary, an ETag per coding and a 304, HEAD like GET",
+    needs: ["raw-http"],
     run: async (t) => {
       const page = await t.send({ method: "GET", path: t.paths.docs })
       expectStatus("GET docs", page, 200)

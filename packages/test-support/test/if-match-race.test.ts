@@ -2,7 +2,8 @@ import { startExpressServer } from "@accord/adapter-express"
 import { startFastifyServer } from "@accord/adapter-fastify"
 import { startFetchServer } from "@accord/adapter-fetch/node"
 import { startKoaServer } from "@accord/adapter-koa"
-import { paths, send, startWith, type StartAdapter } from "@accord/conformance"
+import { paths, send } from "@accord/conformance"
+import { startWith, type StartAdapter } from "@accord/test-support"
 import { describe, expect, it } from "@effect/vitest"
 
 // docs/api.md, "Conditional requests": the If-Match check and the write are one atomic step, so of N PUTs sent at once

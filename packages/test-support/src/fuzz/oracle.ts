@@ -1,8 +1,6 @@
 import { FIELD_ISSUE_CODES } from "@accord/domain"
-import { PROBLEM_CODE_STATUS } from "@accord/contract"
-import { reasonPhrases, REQUEST_ID_PATTERN, TIMESTAMP_PATTERN } from "../paths.js"
-import type { RawResponse } from "../raw-http.js"
-import { parseWire } from "../raw-socket.js"
+import { PROBLEM_CODE_STATUS, REASON_PHRASES } from "@accord/contract"
+import { parseWire, REQUEST_ID_PATTERN, TIMESTAMP_PATTERN, type RawResponse } from "@accord/conformance"
 import { bodyLength, isWireMethod, type FuzzCase, type FuzzFixture, type Target } from "./generators.js"
 
 /**
@@ -231,15 +229,6 @@ const successProblems = (
   }
 }
 
-/** RFC 9110 reason phrases, with the statuses Accord adds to the contract's (docs/api.md). */
-const TITLES: Readonly<Record<number, string>> = {
-  ...reasonPhrases,
-  408: "Request Timeout",
-  414: "URI Too Long",
-  429: "Too Many Requests",
-  431: "Request Header Fields Too Large"
-}
-
 /** The problem body: exactly the contract's keys, a known code that fits the status, sorted field errors. */
 const problemProblems = (status: number, body: unknown): ReadonlyArray<string> => {
   if (!isRecord(body)) return ["problem: body is not a JSON object"]
@@ -249,7 +238,7 @@ const problemProblems = (status: number, body: unknown): ReadonlyArray<string> =
   if (!sameKeys(body, ["type", "title", "status", "detail", "code", ...(withErrors ? ["errors"] : [])]))
     problems.push(`problem: keys ${JSON.stringify(Object.keys(body))}`)
   if (body["type"] !== "about:blank") problems.push("problem: type is not about:blank")
-  if (body["title"] !== TITLES[status]) problems.push(`problem: title ${String(body["title"])}`)
+  if (body["title"] !== REASON_PHRASES[status]) problems.push(`problem: title ${String(body["title"])}`)
   if (body["status"] !== status) problems.push("problem: status member differs from the status")
   if (typeof body["detail"] !== "string" || body["detail"] === "") problems.push("problem: empty detail")
   if (typeof code !== "string" || PROBLEM_CODES[code] !== status)

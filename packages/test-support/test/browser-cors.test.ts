@@ -1,5 +1,5 @@
 import { startFastifyServer } from "@accord/adapter-fastify"
-import { startWith } from "@accord/conformance"
+import { startWith } from "@accord/test-support"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { randomBytes } from "node:crypto"
 import { createServer, type Server } from "node:http"

@@ -3,7 +3,8 @@ import { startExpressServer } from "@accord/adapter-express"
 import { startFastifyServer } from "@accord/adapter-fastify"
 import { startFetchServer } from "@accord/adapter-fetch/node"
 import { startKoaServer } from "@accord/adapter-koa"
-import { exchange, makeParityFixture, parityCorpus, runCorpus, startWith, type StartAdapter } from "@accord/conformance"
+import { exchange } from "@accord/conformance"
+import { makeParityFixture, parityCorpus, runCorpus, startWith, type StartAdapter } from "@accord/test-support"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 
 /** Everything on the wire except the values that must differ: Date, and a generated request id (client errors). */

@@ -3,19 +3,17 @@ import { startExpressServer } from "@accord/adapter-express"
 import { startFastifyServer } from "@accord/adapter-fastify"
 import { startFetchServer } from "@accord/adapter-fetch/node"
 import { startKoaServer } from "@accord/adapter-koa"
+import { paths, send, type RawResponse } from "@accord/conformance"
 import {
   checkResponse,
   keepAliveAgent,
   makeFuzzFixture,
-  paths,
   runFuzzBatch,
   runHttpFuzz,
-  send,
   snapshotModels,
   startWith,
-  type FuzzCase,
-  type RawResponse
-} from "@accord/conformance"
+  type FuzzCase
+} from "@accord/test-support"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 
 // Every standalone server, each on a fresh memory store (rate limiting off), gets the same generated requests:

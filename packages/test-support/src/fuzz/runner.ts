@@ -4,9 +4,7 @@ import fc from "fast-check"
 import { Agent } from "node:http"
 import type { StartServer } from "../http-conformance.js"
 import { comparable, type ComparableResponse } from "../parity.js"
-import { paths } from "../paths.js"
-import { send, type RawRequest } from "../raw-http.js"
-import { exchange } from "../raw-socket.js"
+import { exchange, paths, send, type RawRequest } from "@accord/conformance"
 import {
   bodyLength,
   fuzzCase,

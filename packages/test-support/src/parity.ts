@@ -1,7 +1,15 @@
 import type { SeedInput } from "@accord/domain"
-import { paths, randomSuffix, randomToken, REQUEST_ID_PATTERN, withoutSlash } from "./paths.js"
-import { send, type RawRequest, type RawResponse } from "./raw-http.js"
-import { UNSENT_BODY_TIMEOUT_MS } from "./audits/responses.js"
+import {
+  paths,
+  randomSuffix,
+  randomToken,
+  REQUEST_ID_PATTERN,
+  send,
+  UNSENT_BODY_TIMEOUT_MS,
+  withoutSlash,
+  type RawRequest,
+  type RawResponse
+} from "@accord/conformance"
 
 /**
  * Adapter parity: the same raw requests, in the same order, against two servers, reduced to what the contract says
@@ -88,6 +96,8 @@ export const parityCorpus = (fixture: ParityFixture): ReadonlyArray<ParityCase> 
     // Public routes.
     { name: "health", request: { method: "GET", path: paths.health } },
     { name: "health HEAD", request: { method: "HEAD", path: paths.health } },
+    { name: "liveness", request: { method: "GET", path: paths.live } },
+    { name: "readiness", request: { method: "GET", path: paths.ready } },
     {
       name: "health with a bad token",
       request: { method: "GET", path: paths.health, headers: { Authorization: "Bearer $" } }

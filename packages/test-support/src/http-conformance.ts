@@ -1,9 +1,7 @@
 import type { SeedInput } from "@accord/domain"
 import type { RunningServer } from "@accord/node/server"
 import { afterAll, beforeAll, describe, it } from "@effect/vitest"
-import { unmetNeeds, type AuditTarget } from "./audits/audit.js"
-import { makeAuditFixture } from "./audits/fixture.js"
-import { httpAudits } from "./audits/index.js"
+import { httpAudits, makeAuditFixture, unmetNeeds, type AuditTarget } from "@accord/conformance"
 
 /** Starts the server under test with `seed` loaded; the API must be mounted at `/api`. */
 export type StartServer = (seed: SeedInput) => Promise<RunningServer>

@@ -2,7 +2,7 @@ import type { SeedInput } from "@accord/domain"
 import fc from "fast-check"
 import { createHash } from "node:crypto"
 import { METHODS } from "node:http"
-import { paths, withoutSlash } from "../paths.js"
+import { paths, withoutSlash } from "@accord/conformance"
 
 /**
  * The fuzz's generators: `fuzzCase(fixture)` makes hostile requests (methods, path variants, credentials, media

@@ -15,7 +15,7 @@ const section = (heading: string): string => {
   return page.slice(start, end === -1 ? undefined : end)
 }
 
-const REPO_PATH = /^(?:packages|docs|bench|examples)\/[\w./-]+$|^eslint\.config\.js$/
+const REPO_PATH = /^(?:packages|docs|bench|examples|scripts)\/[\w./-]+$|^eslint\.config\.js$/
 const IDENTIFIER = /^([A-Za-z_$][\w$]*)(?:\([\w, ]*\))?$/
 
 /** What a text quotes in backticks: the repository paths, and the code names (`problem(code)` names `problem`). */

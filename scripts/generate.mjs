@@ -7,6 +7,7 @@ import { URL } from "node:url"
 import { replaceBetween } from "@accord/cli-options"
 import { makeOpenApiDocument, operationRoutesModule } from "@accord/contract"
 import { API_DOC_TABLES } from "@accord/contract/docs-tables"
+import { auditTable, httpAudits, README_AUDITS_BEGIN, README_AUDITS_END } from "@accord/conformance/audits"
 // A test helper in TypeScript, which Node loads by stripping its types: it bundles the built packages.
 import { bundleAll, EXAMPLES, readmeWithSizes, sizesTable, validatedExample } from "../packages/client/test/bundles.ts"
 
@@ -25,6 +26,12 @@ export const GENERATED = [
     file: "docs/api.md",
     generate: (current) =>
       API_DOC_TABLES.reduce((text, { begin, end, table }) => replaceBetween(text, begin, end, `${table()}\n`), current)
+  },
+  {
+    // packages/conformance/test/readme-example.test.ts: every audit, in order
+    file: "packages/conformance/README.md",
+    generate: (current) =>
+      replaceBetween(current, README_AUDITS_BEGIN, README_AUDITS_END, `${auditTable(httpAudits)}\n`)
   },
   {
     // packages/core/test/openapi.test.ts

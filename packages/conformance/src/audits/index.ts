@@ -37,6 +37,7 @@ export const httpAudits: ReadonlyArray<Audit> = [
 export { operationAudits }
 
 export { AuditFailure, AuditSkipped } from "./assert.js"
+export { auditTable, README_AUDITS_BEGIN, README_AUDITS_END } from "./table.js"
 export {
   auditTarget,
   DEFAULT_AUDIT_TIMEOUT_MS,

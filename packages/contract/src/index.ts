@@ -10,6 +10,8 @@ export { WireInt } from "./wire/wire-int.js"
 // Operations, one entry each in their areas: route, access, Schemas, declared errors; their bodies and views in wire
 // form (snake_case) with the mappers from the domain's records; their docs and examples
 export {
+  allowedMethods,
+  allowHeader,
   defineOperation,
   type Access,
   type BodyOf,

@@ -245,3 +245,17 @@ export interface Route<O extends Operation = Operation> {
   readonly exact: boolean
   readonly operations: ReadonlyArray<O>
 }
+
+/**
+ * The methods a path serves, as `Allow` lists them (docs/api.md, "Precise rules"): its operations' methods, HEAD where
+ * GET is, and OPTIONS, sorted. The router answers with it, and the audits and the fuzz expect it.
+ */
+export const allowedMethods = (methods: Iterable<string>): ReadonlyArray<string> => {
+  const allowed = new Set(methods)
+  if (allowed.has("GET")) allowed.add("HEAD")
+  allowed.add("OPTIONS")
+  return [...allowed].sort()
+}
+
+/** The `Allow` header of a path whose operations have `methods`: `allowedMethods`, joined by ", ". */
+export const allowHeader = (methods: Iterable<string>): string => allowedMethods(methods).join(", ")

@@ -17,11 +17,13 @@ export {
 export { startTcpProxy, viaProxy, type TcpProxy } from "./tcp-proxy.js"
 export { fillFileSystem, mountTmpfs, tmpfsUnavailable, type Tmpfs } from "./full-disk.js"
 export { fuzzCase, makeFuzzFixture, type FuzzCase, type FuzzFixture } from "./fuzz/generators.js"
-export { checkResponse, type FuzzModels } from "./fuzz/oracle.js"
+export { checkResponse, judgeCase, type Judged, type Outcome } from "./fuzz/oracle.js"
+export type { FuzzModels, UserModel } from "./fuzz/models.js"
 export {
   keepAliveAgent,
   runFuzzBatch,
   runHttpFuzz,
+  sampleFuzzCases,
   snapshotModels,
   type BatchOutcome,
   type HttpFuzzOptions

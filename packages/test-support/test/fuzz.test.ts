@@ -65,15 +65,15 @@ describe("the fuzz's checks catch what they claim to", () => {
   const planEntry: FuzzCase = {
     method: "POST",
     path: paths.planEntries,
-    target: { kind: "plan" },
     actor: "client",
     authorization: `Bearer ${fixture.client.token}`,
     contentType: "application/json",
     json: true,
     body: JSON.stringify({ email: "a@example.com", password }),
-    verdict: "valid",
+    transferEncoding: undefined,
+    syntax: "object",
     requestId: "self-test-1",
-    passwords: [password]
+    secrets: [password]
   }
   const headers = {
     "content-type": "application/json; charset=utf-8",
@@ -118,7 +118,21 @@ describe("the fuzz's checks catch what they claim to", () => {
       ),
       /internal detail/
     ],
-    ["the password reflected", response(201, { email: "a@example.com", password }), /password/],
+    [
+      "the password reflected",
+      response(201, { email: "a@example.com", password }),
+      /contains a secret of the request \(a password\)/
+    ],
+    [
+      "a success body its Schema refuses",
+      response(201, { email: "a@example.com", password: "********", id: 1 }),
+      /createPublicPlanEntry: the success body is not what its Schema says/
+    ],
+    [
+      "a success body not written as its Schema writes it",
+      response(201, { password: "********", email: "a@example.com" }),
+      /createPublicPlanEntry: the success body is not written as its Schema writes it/
+    ],
     [
       "a missing nosniff",
       response(201, { email: "a@example.com", password: "********" }, { "x-content-type-options": "" }),
@@ -138,9 +152,32 @@ describe("the fuzz's checks catch what they claim to", () => {
       "a code of another status",
       response(400, { ...problem, status: 400, title: "Bad Request", code: "not_found" }, problemType),
       /does not belong/
+    ],
+    [
+      "a code the operation does not declare",
+      response(
+        412,
+        { ...problem, status: 412, title: "Precondition Failed", code: "precondition_failed" },
+        problemType
+      ),
+      /code precondition_failed, which the contract does not declare for createPublicPlanEntry/
     ]
   ] as const)("%s is a violation", (_name, answer, pattern) => {
     expect(checkResponse(fixture, planEntry, answer).join("\n")).toMatch(pattern)
+  })
+
+  it("an Allow other than the route's methods is a violation", () => {
+    const options: FuzzCase = { ...planEntry, method: "OPTIONS", body: undefined, secrets: [] }
+    const { "content-type": _, ...bodiless } = headers
+    const answer = (allow: string): RawResponse => ({
+      status: 204,
+      headers: { ...bodiless, allow },
+      body: Buffer.alloc(0)
+    })
+    expect(checkResponse(fixture, options, answer("OPTIONS, POST"))).toEqual([])
+    expect(checkResponse(fixture, options, answer("OPTIONS, POST, PUT")).join("\n")).toMatch(
+      /Allow OPTIONS, POST, PUT, expected OPTIONS, POST/
+    )
   })
 
   it("a change of stored data that no 2xx made is a violation", async () => {
@@ -148,10 +185,14 @@ describe("the fuzz's checks catch what they claim to", () => {
     const agent = keepAliveAgent(2)
     try {
       const models = await snapshotModels(server.url, agent, fixture)
-      // The model says A's language is something the store never held, as if a rejected request had changed it.
-      models.a.preferences = { ...models.a.preferences, language: "xx" }
+      const reads = Object.keys(models.a.reads)
+      expect(reads).toEqual(["getLanguagePreferences", "listPaymentMethods"])
+      // The model says each of A's reads showed something the store never held, as if a refused request had changed
+      // it: every user read of the contract is checked, without a word about what it reads.
+      for (const read of reads) models.a.reads[read] = { changed: "by no 2xx" }
       const outcome = await runFuzzBatch(server.url, agent, fixture, models, [], 2)
-      expect(outcome.problems.join("\n")).toMatch(/user a: preferences/)
+      for (const read of reads) expect(outcome.problems.join("\n")).toContain(`user a: ${read} answered`)
+      expect(outcome.problems.join("\n")).not.toContain("user b:")
     } finally {
       agent.destroy()
       await server.close()

@@ -1,4 +1,6 @@
 import {
+  allowedMethods,
+  allowHeader,
   apiRoutes,
   OPERATION_DOCS,
   operations,
@@ -52,18 +54,15 @@ const slugOf = (operationId: string): string => operationId.replace(/[A-Z]/g, (u
 
 const docsOf = (operation: ContractOperation): ErasedOperationDocs => OPERATION_DOCS[operation.operationId]
 
-/** The methods the operation's path serves: its operations', HEAD where GET is, and OPTIONS, sorted. */
-const allowedMethods = (operation: Operation): ReadonlyArray<string> => {
-  const methods = new Set<string>(["OPTIONS"])
-  for (const other of apiRoutes.find((route) => route.path === operation.path)?.operations ?? [operation]) {
-    methods.add(other.method)
-    if (other.method === "GET") methods.add("HEAD")
-  }
-  return [...methods].sort()
-}
+/** The methods of the operations on the operation's path. */
+const pathMethods = (operation: Operation): ReadonlyArray<string> =>
+  (apiRoutes.find((route) => route.path === operation.path)?.operations ?? [operation]).map((other) => other.method)
+
+/** The methods the operation's path serves (`allowedMethods`: HEAD where GET is, and OPTIONS, sorted). */
+const methodsServed = (operation: Operation): ReadonlyArray<string> => allowedMethods(pathMethods(operation))
 
 /** `Allow` on the operation's path (docs/api.md, "Routes"). */
-const allowOf = (operation: Operation): string => allowedMethods(operation).join(", ")
+const allowOf = (operation: Operation): string => allowHeader(pathMethods(operation))
 
 /** The methods an audit tries on a path: the contract's (GET, POST, PUT), HEAD, and two it serves nowhere. */
 const METHODS = ["DELETE", "GET", "HEAD", "PATCH", "POST", "PUT"] as const
@@ -164,7 +163,7 @@ const UNKNOWN_FIELD = "not_a_field"
 const refusalsOf = (operation: ContractOperation): ReadonlyArray<Refusal> => {
   const refusals: Array<Refusal> = []
   const allow = allowOf(operation)
-  const wrongMethod = ["DELETE", "PATCH"].find((method) => !allowedMethods(operation).includes(method))
+  const wrongMethod = ["DELETE", "PATCH"].find((method) => !methodsServed(operation).includes(method))
   if (wrongMethod !== undefined)
     refusals.push({
       label: `${wrongMethod} on its path`,
@@ -321,7 +320,7 @@ const RULES: ReadonlyArray<OperationRule> = [
       "a method its path does not serve is 405 with Allow (sorted, HEAD and OPTIONS included), whatever the credential",
     run: async (t, operation) => {
       const allow = allowOf(operation)
-      const wrong = METHODS.filter((method) => !allowedMethods(operation).includes(method))
+      const wrong = METHODS.filter((method) => !methodsServed(operation).includes(method))
       for (const path of pathForms(t, operation))
         for (const method of wrong)
           for (const [who, headers] of [

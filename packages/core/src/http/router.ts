@@ -1,3 +1,5 @@
+import { allowHeader } from "@accord/contract"
+
 /** Compiles route paths once: a map lookup for fixed paths, one regular expression per path with parameters. */
 
 export interface PathMatch<E> {
@@ -9,7 +11,7 @@ export interface CompiledRoute<E> {
   /** The template with the prefix, e.g. `/api/payments/v1/payment-methods/{id}/`. */
   readonly template: string
   readonly endpoints: ReadonlyMap<string, E>
-  /** The `Allow` header value: the path's methods, HEAD where GET is, OPTIONS; sorted and joined by ", ". */
+  /** The `Allow` header value (`allowHeader`: the path's methods, HEAD where GET is, OPTIONS; sorted). */
   readonly allow: string
 }
 
@@ -44,13 +46,10 @@ export const compileRouter = <E>(prefix: string, routes: ReadonlyArray<RouteInpu
   const literals = new Map<string, CompiledRoute<E>>()
   const matchers: Array<Matcher<E>> = []
   for (const route of routes) {
-    const methods = new Set(route.endpoints.keys())
-    if (methods.has("GET")) methods.add("HEAD")
-    methods.add("OPTIONS")
     const compiled: CompiledRoute<E> = {
       template: prefix + route.path,
       endpoints: route.endpoints,
-      allow: [...methods].sort().join(", ")
+      allow: allowHeader(route.endpoints.keys())
     }
     const bare = route.path.endsWith("/") ? route.path.slice(0, -1) : route.path
     const segments = bare.split("/").slice(1)

@@ -1,112 +1,264 @@
-import { FIELD_ISSUE_CODES } from "@accord/domain"
-import { PROBLEM_CODE_STATUS, REASON_PHRASES } from "@accord/contract"
+import { boundedMemo, FIELD_ISSUE_CODES, resultDecoderFor } from "@accord/domain"
+import {
+  appliesTo,
+  DOMAIN_ERRORS,
+  PIPELINE,
+  PROBLEM_CODE_STATUS,
+  problemCodesOf,
+  REASON_PHRASES,
+  type DomainErrorTag,
+  type PipelineCheckId,
+  type ProblemCode
+} from "@accord/contract"
 import { parseWire, REQUEST_ID_PATTERN, TIMESTAMP_PATTERN, type RawResponse } from "@accord/conformance"
-import { bodyLength, isWireMethod, type FuzzCase, type FuzzFixture, type Target } from "./generators.js"
+import { Exit, Result, Schema, SchemaAST } from "effect"
+import { bodyLength, isWireMethod, type FuzzCase, type FuzzFixture, type FuzzUser } from "./generators.js"
+import { OPERATION_MODELS } from "./models.js"
+import {
+  BODY_LIMIT,
+  DOCS_FILES,
+  DOCUMENT_ALLOW,
+  isRecord,
+  operationOn,
+  targetOf,
+  type ContractOperation,
+  type Target
+} from "./targets.js"
 
 /**
- * The fuzz's oracle, without I/O: `expectedFor` says what the contract allows for a case (a set of statuses,
- * sometimes one code), `checkResponse` checks one answer for the contract's shape, `checkResult` also the answers of
- * requests Node's parser refuses, and the model (`applyToModel`, `checkList`) says how stored data may change: only
- * through 2xx answers.
+ * The fuzz's oracle, without I/O. `judgeCase` walks the contract's order of checks (`PIPELINE`, each check where
+ * `appliesTo` says it applies) and decides each from the request as the contract says, so the first refusal gives the
+ * answer; past them, the operation's success or one of its declared errors. `checkResponse` checks one answer against
+ * that and the contract's shapes (problems, success bodies decoded with the operation's own Schema), and
+ * `checkResult` also the answers of requests Node's parser refuses.
  */
 
 // ---------------------------------------------------------------------------------------------------------------
 // What the contract allows
 
-/** Every problem code with its status, and every field issue code: core's own lists (docs/api.md, "Errors"). */
-const PROBLEM_CODES: Readonly<Record<string, number>> = PROBLEM_CODE_STATUS
-
-const FIELD_CODES: ReadonlyArray<string> = FIELD_ISSUE_CODES
-
-/** `Allow` of each route (its methods, HEAD where GET is, OPTIONS; sorted). */
-const ALLOW: Readonly<Record<Exclude<Target["kind"], "none" | "too_long">, string>> = {
-  plan: "OPTIONS, POST",
-  preferences: "GET, HEAD, OPTIONS, PUT",
-  list: "GET, HEAD, OPTIONS",
-  method: "OPTIONS, PUT",
-  health: "GET, HEAD, OPTIONS",
-  openapi: "GET, HEAD, OPTIONS",
-  docs: "GET, HEAD, OPTIONS",
-  docs_asset: "GET, HEAD, OPTIONS"
+/** An answer the contract allows: its status, and its problem code where the contract fixes one. */
+export interface Outcome {
+  readonly status: number
+  readonly code?: ProblemCode
 }
 
-const BODY_LIMIT = 16_384
-
-interface Expected {
-  readonly statuses: ReadonlyArray<number>
-  /** The problem code when the contract fixes it. */
-  readonly code?: string
+/** What one check makes of a request: the answers it may give, and whether the request may also go on past it. */
+export interface Decision {
+  readonly answers: ReadonlyArray<Outcome>
+  readonly passes: boolean
 }
 
-const only = (status: number, code?: string): Expected =>
-  code === undefined ? { statuses: [status] } : { statuses: [status], code }
+/** A case as the contract reads it, before any check. */
+export interface FuzzRequest {
+  readonly fixture: FuzzFixture
+  readonly fuzz: FuzzCase
+  readonly target: Target
+  /** The operation the method names on the target's route; undefined for anything else. */
+  readonly operation: ContractOperation | undefined
+  /** The user whose credential the request carries, if any. */
+  readonly caller: FuzzUser | undefined
+}
 
-/** The body stage (docs/api.md, "Errors": media type, size, JSON, fields) of an operation that reads one. */
-const bodyStage = (fuzz: FuzzCase, success: number, required: boolean): Expected => {
-  if (bodyLength(fuzz.body) === 0) return required ? only(400, "invalid_json") : only(success)
-  const statuses = new Set<number>()
-  if (fuzz.json !== true) statuses.add(415)
-  if (fuzz.json !== false) {
-    if (bodyLength(fuzz.body) > BODY_LIMIT) statuses.add(413)
-    else if (fuzz.verdict === "valid") statuses.add(success)
-    else {
-      statuses.add(400)
-      if (fuzz.verdict === "unknown") statuses.add(success)
+/** A case with every answer the contract allows it. */
+export interface Judged extends FuzzRequest {
+  /** Any one of these is a conforming answer. */
+  readonly outcomes: ReadonlyArray<Outcome>
+  /** Whether the request passes every check for certain, so that the operation's use case runs. */
+  readonly reachesUseCase: boolean
+}
+
+const PASS: Decision = { answers: [], passes: true }
+
+const refuse = (code: ProblemCode): Decision => ({
+  answers: [{ status: PROBLEM_CODE_STATUS[code], code }],
+  passes: false
+})
+
+/** Any of `decisions` may happen. */
+const either = (...decisions: ReadonlyArray<Decision>): Decision => ({
+  answers: decisions.flatMap((decision) => decision.answers),
+  passes: decisions.some((decision) => decision.passes)
+})
+
+/** `first`, and where it lets the request on, `next`: two steps of one check. */
+const followedBy = (first: Decision, next: () => Decision): Decision => {
+  if (!first.passes) return first
+  const second = next()
+  return { answers: [...first.answers, ...second.answers], passes: second.passes }
+}
+
+/** Whether the request sends a body (docs/api.md, "Precise rules"): a chunked one counts, else a positive length. */
+const sendsBody = (fuzz: FuzzCase): boolean => fuzz.transferEncoding !== undefined || bodyLength(fuzz.body) > 0
+
+/** A transfer coding other than chunked (501: the body is never read as if it were not there). */
+const unimplementedCoding = (transferEncoding: string | undefined): boolean =>
+  transferEncoding !== undefined &&
+  transferEncoding.split(",").some((coding) => coding.trim().toLowerCase() !== "chunked")
+
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
+
+/** The body as strict JSON (UTF-8, no byte-order mark), or undefined; duplicate keys and depth are not looked at. */
+const parsedBody = (body: FuzzCase["body"]): { readonly value: unknown } | undefined => {
+  try {
+    return { value: JSON.parse(typeof body === "string" ? body : utf8.decode(body)) as unknown }
+  } catch {
+    return undefined
+  }
+}
+
+/** The JSON the fields' check decodes: the body's object, or `{}` for no body (docs/api.md, "Precise rules"). */
+const fieldsInput = (fuzz: FuzzCase): unknown => (bodyLength(fuzz.body) === 0 ? {} : parsedBody(fuzz.body)?.value)
+
+/** Decoders compiled once per Schema: the contract has a few dozen at most. */
+const SCHEMAS = 64
+
+/** The operation's own body decoder, as the handler compiles it (`resultDecoderFor`): every field, unknown ones refused. */
+const bodyDecoderOf = boundedMemo(SCHEMAS, (schema: Schema.Decoder<unknown>) => resultDecoderFor(schema))
+
+/** A path parameters Schema's decoder, with the options the handler decodes them with (none). */
+const paramsDecoderOf = boundedMemo(SCHEMAS, (schema: Schema.Decoder<unknown>) => Schema.decodeUnknownExit(schema))
+
+/** A success Schema's decoder (no key besides its own) and its encoder, which writes a value as the Schema does. */
+const successCodecOf = boundedMemo(SCHEMAS, (schema: ContractOperation["success"]["schema"]) => ({
+  decode: Schema.decodeUnknownExit(schema, { onExcessProperty: "error" }),
+  encode: Schema.encodeUnknownSync(schema)
+}))
+
+/**
+ * Declared errors the fuzz cannot provoke: it sends no If-Match, so nothing it writes is stale, and its servers' stores
+ * are in memory, always reachable.
+ */
+const UNPROVOKED: ReadonlySet<DomainErrorTag> = new Set(["PreconditionFailed", "Unavailable"])
+
+/** What the route answers a document's path (docs/api.md, "Routes"): the file to GET and HEAD, 204 to OPTIONS. */
+const documentDecision = (target: Extract<Target, { kind: "document" }>, method: string): Decision => {
+  if (method === "OPTIONS") return { answers: [{ status: 204 }], passes: false }
+  if (method !== "GET" && method !== "HEAD") return refuse("method_not_allowed")
+  const exists = target.name !== "docs_file" || (target.asset !== undefined && target.asset in DOCS_FILES)
+  return exists ? { answers: [{ status: 200 }], passes: false } : refuse("not_found")
+}
+
+/**
+ * Each check of the contract's order decided from a request, as docs/api.md ("Errors", "Precise rules") says. A check
+ * added to `PIPELINE` does not compile until the fuzz decides it here.
+ */
+const DECIDE: { readonly [Id in PipelineCheckId]: (request: FuzzRequest) => Decision } = {
+  // Requests Node's parser refuses are wire cases (`checkResult`); the fuzz's timely, small heads pass.
+  http: () => PASS,
+  // The fuzz sends no Expect.
+  expectation: () => PASS,
+  path: ({ target }) => (target.kind === "too_long" ? refuse("uri_too_long") : PASS),
+  route: ({ target, fuzz, operation }) => {
+    if (target.kind === "none" || target.kind === "too_long") return refuse("not_found")
+    if (target.kind === "document") return documentDecision(target, fuzz.method)
+    if (fuzz.method === "OPTIONS") return { answers: [{ status: 204 }], passes: false }
+    return operation === undefined ? refuse("method_not_allowed") : PASS
+  },
+  // The fuzz's servers do not drain.
+  draining: () => PASS,
+  credential: ({ fuzz }) => {
+    switch (fuzz.actor) {
+      case "none":
+        return refuse("unauthenticated")
+      case "malformed":
+      case "unknown":
+        return refuse("invalid_token")
+      case "random":
+        return either(refuse("unauthenticated"), refuse("invalid_token"))
+      default:
+        return PASS
     }
-  }
-  const list = [...statuses]
-  if (list.length !== 1) return { statuses: list }
-  const status = list[0] ?? 0
-  if (status === 400 && (fuzz.verdict === "invalid_json" || fuzz.verdict === "invalid_body"))
-    return only(400, fuzz.verdict)
-  if (status === 400 && fuzz.verdict === "rejected") return only(400, "validation_failed")
-  return only(
-    status,
-    ({ 404: "not_found", 413: "payload_too_large", 415: "unsupported_media_type" } as Record<number, string>)[status]
-  )
+  },
+  // The fuzz's servers limit no rate.
+  "rate-limit": () => PASS,
+  scope: ({ fuzz }) => (fuzz.actor === "client" ? refuse("insufficient_scope") : PASS),
+  // The fuzz's servers do not require If-Match.
+  "if-match-required": () => PASS,
+  "body-headers": ({ fuzz }) => {
+    if (!sendsBody(fuzz)) return PASS
+    if (unimplementedCoding(fuzz.transferEncoding)) return refuse("not_implemented")
+    const mediaType =
+      fuzz.json === true
+        ? PASS
+        : fuzz.json === false
+          ? refuse("unsupported_media_type")
+          : either(refuse("unsupported_media_type"), PASS)
+    // Only a Content-Length declares a size; a chunked body is measured as it is read (the next check).
+    return followedBy(mediaType, () =>
+      fuzz.transferEncoding === undefined && bodyLength(fuzz.body) > BODY_LIMIT ? refuse("payload_too_large") : PASS
+    )
+  },
+  body: ({ fuzz, operation }) => {
+    const length = bodyLength(fuzz.body)
+    if (length === 0) return operation?.body?.required === true ? refuse("invalid_json") : PASS
+    if (length > BODY_LIMIT) return refuse("payload_too_large")
+    switch (fuzz.syntax) {
+      case "object":
+        return PASS
+      case "invalid_json":
+        return refuse("invalid_json")
+      case "invalid_body":
+        return refuse("invalid_body")
+      case "unknown": {
+        // Random bytes: what parses may still hold a duplicate key or be too deep.
+        const parsed = parsedBody(fuzz.body)
+        if (parsed === undefined) return refuse("invalid_json")
+        return isRecord(parsed.value)
+          ? either(refuse("invalid_json"), PASS)
+          : either(refuse("invalid_json"), refuse("invalid_body"))
+      }
+    }
+  },
+  fields: ({ fuzz, operation }) => {
+    const schema = operation?.body?.schema
+    const input = fieldsInput(fuzz)
+    if (schema === undefined || !isRecord(input)) return PASS
+    return Result.isSuccess(bodyDecoderOf(schema)(input)) ? PASS : refuse("validation_failed")
+  },
+  "path-parameters": ({ target, operation }) => {
+    if (operation?.params === undefined || target.kind !== "route") return PASS
+    return Exit.isSuccess(paramsDecoderOf(operation.params)(target.params)) ? PASS : refuse("not_found")
+  },
+  "use-case": (request) => {
+    const { operation } = request
+    if (operation === undefined) return PASS
+    const modelled = OPERATION_MODELS[operation.operationId]?.outcome
+    if (modelled !== undefined) return modelled(request)
+    return either(
+      PASS,
+      ...operation.errors.flatMap((tag) =>
+        UNPROVOKED.has(tag) ? [] : DOMAIN_ERRORS[tag].codes.map((code) => refuse(code))
+      )
+    )
+  },
+  // The fuzz sends no If-None-Match.
+  "if-none-match": () => PASS,
+  // A 500 is a violation on its own (`checkResponse`).
+  internal: () => PASS
 }
 
-/** The statuses (and code, where fixed) the contract allows for a request Node's parser accepts. */
-const expectedFor = (fixture: FuzzFixture, fuzz: FuzzCase): Expected => {
-  const { target } = fuzz
-  if (target.kind === "too_long") return only(414, "uri_too_long")
-  if (target.kind === "none") return only(404, "not_found")
-  if (fuzz.method === "OPTIONS") return only(204)
-  const method = fuzz.method === "HEAD" ? "GET" : fuzz.method
-  const allowed = ALLOW[target.kind].split(", ").filter((name) => name !== "HEAD" && name !== "OPTIONS")
-  if (!allowed.includes(method)) return only(405, "method_not_allowed")
-  switch (target.kind) {
-    case "health":
-    case "openapi":
-    case "docs":
-      return only(200)
-    case "docs_asset":
-      return target.exists ? only(200) : only(404, "not_found")
-    default:
-      break
+/**
+ * Every answer the contract allows `fuzz`: the checks of `PIPELINE` in order, each where it applies to the operation
+ * (`appliesTo`), until one refuses for certain; past them all, the operation's success status.
+ */
+export const judgeCase = (fixture: FuzzFixture, fuzz: FuzzCase): Judged => {
+  const target = targetOf(fuzz.path)
+  const operation = target.kind === "route" ? operationOn(target.route, fuzz.method) : undefined
+  const caller = fuzz.actor === "a" ? fixture.a : fuzz.actor === "b" ? fixture.b : undefined
+  const request: FuzzRequest = { fixture, fuzz, target, operation, caller }
+  const outcomes: Array<Outcome> = []
+  let certain = true
+  let reachesUseCase = false
+  for (const check of PIPELINE) {
+    if (check.perOperation && operation !== undefined && !appliesTo(check, operation)) continue
+    if (check.id === "use-case") reachesUseCase = certain
+    const decision = DECIDE[check.id](request)
+    outcomes.push(...decision.answers)
+    if (!decision.passes) return { ...request, outcomes, reachesUseCase }
+    if (decision.answers.length > 0) certain = false
   }
-  switch (fuzz.actor) {
-    case "none":
-      return only(401, "unauthenticated")
-    case "malformed":
-    case "unknown":
-      return only(401, "invalid_token")
-    case "random":
-      return only(401)
-    case "client":
-      if (target.kind !== "plan") return only(403, "insufficient_scope")
-      break
-    default:
-      break
-  }
-  if (method === "GET") return only(200)
-  if (target.kind === "plan") return bodyStage(fuzz, 201, true)
-  if (target.kind === "preferences") return bodyStage(fuzz, 200, true)
-  if (target.kind === "method") {
-    const own = fuzz.actor === "a" ? fixture.a.methods : fuzz.actor === "b" ? fixture.b.methods : []
-    return bodyStage(fuzz, own.includes(target.id) ? 200 : 404, false)
-  }
-  return { statuses: [] }
+  if (operation !== undefined) outcomes.push({ status: operation.success.status })
+  return { ...request, outcomes, reachesUseCase }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -116,15 +268,12 @@ const expectedFor = (fixture: FuzzFixture, fuzz: FuzzCase): Expected => {
 const INTERNALS =
   /\n\s+at |\bat [\w$.<>]+ \(|\.[cm]?[jt]s:\d+|node_modules|file:\/\/|\/work\/|\/home\/|\/usr\/|[A-Z]:\\/
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
-
 const requestText = (fuzz: FuzzCase): string =>
   `${fuzz.path} ${fuzz.authorization ?? ""} ${fuzz.contentType ?? ""} ${fuzz.requestId ?? ""} ${
     fuzz.body === undefined ? "" : typeof fuzz.body === "string" ? fuzz.body : Buffer.from(fuzz.body).toString("latin1")
   }`
 
-const parseBody = (response: RawResponse): unknown => {
+export const parseBody = (response: RawResponse): unknown => {
   try {
     return JSON.parse(response.body.toString("utf8"))
   } catch {
@@ -132,101 +281,67 @@ const parseBody = (response: RawResponse): unknown => {
   }
 }
 
-const sameKeys = (value: Record<string, unknown>, keys: ReadonlyArray<string>): boolean =>
+const sameKeys = (value: Readonly<Record<string, unknown>>, keys: ReadonlyArray<string>): boolean =>
   JSON.stringify(Object.keys(value)) === JSON.stringify(keys)
-
-const SUCCESS_TYPES: Readonly<Record<string, string>> = {
-  docs: "text/html; charset=utf-8",
-  docs_asset: "text/javascript; charset=utf-8"
-}
-
-/**
- * The docs page and init.js, whose URLs carry no version, are revalidated rather than not stored (docs/api.md,
- * "Headers on every response"); every other response is `no-store`.
- */
-const DOCS_CACHE_CONTROL = "no-cache"
 
 const JSON_TYPE = "application/json; charset=utf-8"
 
 const PROBLEM_TYPE = "application/problem+json; charset=utf-8"
 
-const PREFERENCE_KEYS = ["id", "language", "timezone", "mfa_enabled", "created_at", "updated_at"] as const
+/** The media type of a document's 200 (docs/api.md, "Routes"). */
+const documentType = (target: Extract<Target, { kind: "document" }>): string | undefined =>
+  target.name === "openapi"
+    ? JSON_TYPE
+    : target.name === "docs"
+      ? "text/html; charset=utf-8"
+      : DOCS_FILES[target.asset ?? ""]
 
-const METHOD_KEYS = ["id", "is_default", "created_at", "updated_at"] as const
+/** The codes an answer may carry before any operation is known: those of the checks up to the route's. */
+const ROUTE_CODES: ReadonlyArray<ProblemCode> = PIPELINE.slice(
+  0,
+  PIPELINE.findIndex((check) => check.id === "route") + 1
+).flatMap((check): ReadonlyArray<ProblemCode> => check.codes)
 
-export const isPreferences = (value: unknown): value is Record<(typeof PREFERENCE_KEYS)[number], unknown> =>
-  isRecord(value) &&
-  sameKeys(value, PREFERENCE_KEYS) &&
-  Number.isInteger(value["id"]) &&
-  typeof value["language"] === "string" &&
-  Number.isInteger(value["timezone"]) &&
-  typeof value["mfa_enabled"] === "boolean" &&
-  TIMESTAMP_PATTERN.test(String(value["created_at"])) &&
-  TIMESTAMP_PATTERN.test(String(value["updated_at"]))
+/** The problem codes the contract declares for what the request names: its operation's, else the route's. */
+const declaredCodes = (judged: Judged): ReadonlyArray<ProblemCode> =>
+  judged.operation === undefined ? ROUTE_CODES : problemCodesOf(judged.operation)
 
-interface MethodView {
-  readonly id: string
-  readonly is_default: boolean
-  readonly created_at: string
-  readonly updated_at: string
+/** Where a success body's values break the format their Schema annotates (`date-time`: the contract's one form). */
+const formatProblems = (ast: SchemaAST.AST, value: unknown, pointer: string): ReadonlyArray<string> => {
+  if (ast.annotations?.["format"] === "date-time")
+    return typeof value === "string" && TIMESTAMP_PATTERN.test(value) ? [] : [`${pointer}: not a timestamp`]
+  if (SchemaAST.isObjects(ast) && isRecord(value))
+    return ast.propertySignatures.flatMap((field) =>
+      formatProblems(field.type, value[String(field.name)], `${pointer}/${String(field.name)}`)
+    )
+  const items = SchemaAST.isArrays(ast) ? ast.rest[0] : undefined
+  if (items !== undefined && Array.isArray(value))
+    return value.flatMap((item: unknown, index) => formatProblems(items, item, `${pointer}/${index}`))
+  return []
 }
 
-const isMethodView = (value: unknown): value is MethodView =>
-  isRecord(value) &&
-  sameKeys(value, METHOD_KEYS) &&
-  typeof value["id"] === "string" &&
-  typeof value["is_default"] === "boolean" &&
-  TIMESTAMP_PATTERN.test(String(value["created_at"])) &&
-  TIMESTAMP_PATTERN.test(String(value["updated_at"]))
-
-/** The success body's shape for the target; the list must hold exactly the caller's own methods. */
-const successProblems = (
-  fixture: FuzzFixture,
-  fuzz: FuzzCase,
-  status: number,
-  body: unknown
-): ReadonlyArray<string> => {
-  const { target } = fuzz
-  switch (target.kind) {
-    case "plan":
-      return status === 201 &&
-        isRecord(body) &&
-        sameKeys(body, ["email", "password"]) &&
-        typeof body["email"] === "string" &&
-        body["password"] === "********"
-        ? []
-        : ["plan entry: expected 201 {email, password: ********}"]
-    case "preferences":
-      return isPreferences(body) ? [] : ["preferences: not a preferences record"]
-    case "list": {
-      const own = fuzz.actor === "a" ? fixture.a.methods : fixture.b.methods
-      if (
-        !isRecord(body) ||
-        !sameKeys(body, ["data"]) ||
-        !Array.isArray(body["data"]) ||
-        !body["data"].every(isMethodView)
-      )
-        return ["list: not {data: [PaymentMethod]}"]
-      const ids = body["data"].map((method) => method.id)
-      const problems: Array<string> = []
-      if (JSON.stringify(ids) !== JSON.stringify(own))
-        problems.push(`list: ids ${JSON.stringify(ids)}, expected the caller's own ${JSON.stringify(own)}`)
-      if (body["data"].filter((method) => method.is_default).length > 1) problems.push("list: more than one default")
-      return problems
-    }
-    case "method":
-      return isMethodView(body) && body.id === target.id && body.is_default
-        ? []
-        : ["set default: expected the method with is_default true"]
-    case "health":
-      return JSON.stringify(body) === '{"status":"ok"}' ? [] : ["health: expected {status: ok}"]
-    case "openapi":
-      return isRecord(body) && String(body["openapi"]).startsWith("3.1")
-        ? []
-        : ["openapi.json: not an OpenAPI 3.1 document"]
-    default:
-      return []
+/**
+ * A success body: a value of the operation's success Schema (no other key), written as the Schema writes it (its keys
+ * in order), its timestamps in the contract's one form, and what the operation's model says of it.
+ */
+const successProblems = (judged: Judged, operation: ContractOperation, text: string): ReadonlyArray<string> => {
+  const label = operation.operationId
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch {
+    return [`${label}: the success body is not JSON`]
   }
+  const { schema } = operation.success
+  const codec = successCodecOf(schema)
+  const decoded = codec.decode(value)
+  if (Exit.isFailure(decoded)) return [`${label}: the success body is not what its Schema says`]
+  const problems: Array<string> = []
+  if (JSON.stringify(codec.encode(decoded.value)) !== text)
+    problems.push(`${label}: the success body is not written as its Schema writes it`)
+  problems.push(...formatProblems(schema.ast, value, label))
+  problems.push(...(OPERATION_MODELS[operation.operationId]?.success?.(judged, value) ?? []))
+  return problems
 }
 
 /** The problem body: exactly the contract's keys, a known code that fits the status, sorted field errors. */
@@ -241,7 +356,11 @@ const problemProblems = (status: number, body: unknown): ReadonlyArray<string> =
   if (body["title"] !== REASON_PHRASES[status]) problems.push(`problem: title ${String(body["title"])}`)
   if (body["status"] !== status) problems.push("problem: status member differs from the status")
   if (typeof body["detail"] !== "string" || body["detail"] === "") problems.push("problem: empty detail")
-  if (typeof code !== "string" || PROBLEM_CODES[code] !== status)
+  if (
+    typeof code !== "string" ||
+    !Object.hasOwn(PROBLEM_CODE_STATUS, code) ||
+    PROBLEM_CODE_STATUS[code as ProblemCode] !== status
+  )
     problems.push(`problem: code ${String(code)} does not belong to ${status}`)
   if (withErrors) {
     const errors = body["errors"]
@@ -254,7 +373,7 @@ const problemProblems = (status: number, body: unknown): ReadonlyArray<string> =
         else {
           if (typeof entry["pointer"] !== "string" || !entry["pointer"].startsWith("/"))
             problems.push("problem: bad pointer")
-          if (!FIELD_CODES.includes(String(entry["code"])))
+          if (!(FIELD_ISSUE_CODES as ReadonlyArray<unknown>).includes(entry["code"]))
             problems.push(`problem: field code ${String(entry["code"])}`)
           if (typeof entry["detail"] !== "string" || entry["detail"] === "")
             problems.push("problem: empty field detail")
@@ -268,21 +387,38 @@ const problemProblems = (status: number, body: unknown): ReadonlyArray<string> =
   return problems
 }
 
+const describeOutcomes = (outcomes: ReadonlyArray<Outcome>): string =>
+  outcomes.map(({ status, code }) => (code === undefined ? String(status) : `${status} ${code}`)).join(", ")
+
 /**
- * Everything the contract says about one response to `fuzz`, as a list of violations (empty: conforming). Checks
- * the status against `expectedFor`, the common headers and the request id, the problem shape, success shapes,
- * that no password of the request and nothing internal shows in the body.
+ * Everything the contract says about one response to a judged case, as a list of violations (empty: conforming): the
+ * status (and code) among the outcomes `judgeCase` allows, a code the contract declares for what the request names,
+ * the common headers and the request id, `Allow` and the challenges, the problem shape, the success body, and that
+ * no secret of the request and nothing internal shows in the body.
  */
-export const checkResponse = (fixture: FuzzFixture, fuzz: FuzzCase, response: RawResponse): ReadonlyArray<string> => {
+export const checkJudged = (judged: Judged, response: RawResponse): ReadonlyArray<string> => {
+  const { fuzz, target, operation } = judged
   const problems: Array<string> = []
-  const expected = expectedFor(fixture, fuzz)
   const { status, headers } = response
   const text = response.body.toString("utf8")
-  if (!expected.statuses.includes(status))
-    problems.push(`status ${status}, expected one of ${expected.statuses.join(", ")}`)
-  if (status >= 500) problems.push(`a ${status}`)
-  const docsFile = status === 200 && (fuzz.target.kind === "docs" || fuzz.target.kind === "docs_asset")
-  const cacheControl = docsFile ? DOCS_CACHE_CONTROL : "no-store"
+  const bodyless = fuzz.method === "HEAD" || status === 204
+  const body = status >= 400 && !bodyless ? parseBody(response) : undefined
+  const code = isRecord(body) ? body["code"] : undefined
+  const allowed = judged.outcomes.filter((outcome) => outcome.status === status)
+  if (allowed.length === 0) problems.push(`status ${status}, expected ${describeOutcomes(judged.outcomes)}`)
+  else if (
+    typeof code === "string" &&
+    allowed.every((outcome) => outcome.code !== undefined) &&
+    !allowed.some((outcome) => outcome.code === code)
+  )
+    problems.push(`code ${code}, expected ${describeOutcomes(allowed)}`)
+  if (typeof code === "string" && !(declaredCodes(judged) as ReadonlyArray<string>).includes(code))
+    problems.push(`code ${code}, which the contract does not declare for ${operation?.operationId ?? fuzz.path}`)
+  if (status >= 500 && allowed.length === 0) problems.push(`a ${status}`)
+  const docsFile = status === 200 && target.kind === "document" && target.name !== "openapi"
+  // The docs page and its files, whose URLs carry no version, are revalidated rather than not stored (docs/api.md,
+  // "Headers on every response"); every other response is `no-store`.
+  const cacheControl = docsFile ? "no-cache" : "no-store"
   if (headers["cache-control"] !== cacheControl) problems.push(`Cache-Control ${String(headers["cache-control"])}`)
   if (headers["x-content-type-options"] !== "nosniff") problems.push("X-Content-Type-Options missing")
   const sentId = fuzz.requestId?.replace(/^[ \t]+|[ \t]+$/g, "")
@@ -290,19 +426,17 @@ export const checkResponse = (fixture: FuzzFixture, fuzz: FuzzCase, response: Ra
   if (!REQUEST_ID_PATTERN.test(receivedId)) problems.push(`X-Request-Id ${JSON.stringify(receivedId)}`)
   else if (sentId !== undefined && REQUEST_ID_PATTERN.test(sentId) !== (receivedId === sentId))
     problems.push(`X-Request-Id ${receivedId} for ${JSON.stringify(sentId)}`)
-  const bodyless = fuzz.method === "HEAD" || status === 204
   if (bodyless && response.body.length > 0) problems.push("a body on HEAD or 204")
   if (status === 204 || status === 405) {
-    if (fuzz.target.kind !== "none" && fuzz.target.kind !== "too_long" && headers["allow"] !== ALLOW[fuzz.target.kind])
-      problems.push(`Allow ${String(headers["allow"])}`)
+    const allow = target.kind === "route" ? target.route.allow : target.kind === "document" ? DOCUMENT_ALLOW : undefined
+    if (allow !== undefined && headers["allow"] !== allow)
+      problems.push(`Allow ${String(headers["allow"])}, expected ${allow}`)
   }
   if (status === 204) {
     if (headers["content-type"] !== undefined) problems.push("a Content-Type on 204")
   } else if (status >= 400) {
     if (headers["content-type"] !== PROBLEM_TYPE)
       problems.push(`Content-Type ${String(headers["content-type"])} on an error`)
-    if (expected.code !== undefined && !bodyless && !text.includes(`"code":"${expected.code}"`))
-      problems.push(`expected code ${expected.code}`)
     if (status === 401) {
       const realm = 'Bearer realm="api"'
       const allowedChallenges =
@@ -316,21 +450,25 @@ export const checkResponse = (fixture: FuzzFixture, fuzz: FuzzCase, response: Ra
     }
     if (status === 403 && headers["www-authenticate"] !== 'Bearer realm="api", error="insufficient_scope"')
       problems.push("WWW-Authenticate on 403")
-    if (!bodyless) problems.push(...problemProblems(status, parseBody(response)))
+    if (!bodyless) problems.push(...problemProblems(status, body))
   } else {
-    const contentType = SUCCESS_TYPES[fuzz.target.kind] ?? JSON_TYPE
+    const contentType = target.kind === "document" ? documentType(target) : JSON_TYPE
     if (headers["content-type"] !== contentType)
       problems.push(`Content-Type ${String(headers["content-type"])} on a success`)
-    if (!bodyless && contentType === JSON_TYPE)
-      problems.push(...successProblems(fixture, fuzz, status, parseBody(response)))
+    if (!bodyless && operation !== undefined) problems.push(...successProblems(judged, operation, text))
+    if (!bodyless && target.kind === "document" && target.name === "openapi") {
+      const document = parseBody(response)
+      if (!isRecord(document) || !String(document["openapi"]).startsWith("3.1"))
+        problems.push("openapi.json: not an OpenAPI 3.1 document")
+    }
   }
-  for (const password of fuzz.passwords) {
+  for (const secret of fuzz.secrets) {
     if (
-      [...password].length >= 8 &&
-      !/^\**$/.test(password) &&
-      (text.includes(password) || text.includes(JSON.stringify(password).slice(1, -1)))
+      [...secret].length >= 8 &&
+      !/^\**$/.test(secret) &&
+      (text.includes(secret) || text.includes(JSON.stringify(secret).slice(1, -1)))
     ) {
-      problems.push("the response contains a password of the request")
+      problems.push("the response contains a secret of the request (a password)")
     }
   }
   const internal = INTERNALS.exec(text)
@@ -338,6 +476,10 @@ export const checkResponse = (fixture: FuzzFixture, fuzz: FuzzCase, response: Ra
     problems.push(`internal detail in the body: ${JSON.stringify(internal[0])}`)
   return problems
 }
+
+/** `checkJudged` for a case not judged yet. */
+export const checkResponse = (fixture: FuzzFixture, fuzz: FuzzCase, response: RawResponse): ReadonlyArray<string> =>
+  checkJudged(judgeCase(fixture, fuzz), response)
 
 // ---------------------------------------------------------------------------------------------------------------
 // Checking a result, answers on the wire included
@@ -373,113 +515,10 @@ const wireProblems = (result: { readonly wire: string; readonly closed: boolean 
   return problems
 }
 
-/** Violations of one result: a wire case must get the parse-error problem, anything else `checkResponse`. */
-export const checkResult = (fixture: FuzzFixture, fuzz: FuzzCase, result: FuzzResult): ReadonlyArray<string> => {
+/** Violations of one result: a wire case must get the parse-error problem, anything else `checkJudged`. */
+export const checkResult = (judged: Judged, result: FuzzResult): ReadonlyArray<string> => {
   if (result.kind === "error") return [`no response: ${result.message}`]
   if (result.kind === "wire") return wireProblems(result)
-  if (isWireMethod(fuzz.method)) return ["a wire case answered over HTTP"]
-  return checkResponse(fixture, fuzz, result.response)
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// Stored data: only 2xx requests change it
-
-interface MethodModel {
-  readonly id: string
-  readonly is_default: boolean
-  readonly created_at: string
-  /** Unknown after the method lost the default (the store picked the time). */
-  readonly updated_at: string | undefined
-}
-
-/** What a user's data must be: the preferences record and the payment methods, as the API last showed them. */
-export interface UserModel {
-  preferences: Readonly<Record<string, unknown>>
-  methods: ReadonlyArray<MethodModel>
-}
-
-export interface FuzzModels {
-  readonly a: UserModel
-  readonly b: UserModel
-}
-
-export const listOf = (list: unknown): ReadonlyArray<MethodView> | undefined =>
-  isRecord(list) && Array.isArray(list["data"]) && list["data"].every(isMethodView) ? list["data"] : undefined
-
-/** Compares a list the API returned with the model and learns the update times the model did not know. */
-export const checkList = (
-  model: UserModel,
-  listed: ReadonlyArray<MethodView>,
-  label: string
-): ReadonlyArray<string> => {
-  const problems: Array<string> = []
-  const expected = model.methods.map(({ id, is_default, created_at }) => ({ id, is_default, created_at }))
-  const actual = listed.map(({ id, is_default, created_at }) => ({ id, is_default, created_at }))
-  if (JSON.stringify(actual) !== JSON.stringify(expected))
-    problems.push(`${label}: payment methods ${JSON.stringify(actual)}, expected ${JSON.stringify(expected)}`)
-  listed.forEach((method, index) => {
-    const known = model.methods[index]?.updated_at
-    if (known !== undefined && method.updated_at !== known)
-      problems.push(`${label}: ${method.id} updated_at changed without a successful request`)
-  })
-  if (problems.length === 0) model.methods = listed.map((method) => ({ ...method }))
-  return problems
-}
-
-const PREFERENCE_VALUES = ["language", "timezone", "mfa_enabled"] as const
-
-/**
- * Applies one answered request of `actor`'s lane to its model, in the lane's order, and reports where the API
- * contradicts it: a read that shows a change no 2xx made, a 2xx write that changes what it must not.
- */
-export const applyToModel = (
-  fixture: FuzzFixture,
-  model: UserModel,
-  fuzz: FuzzCase,
-  response: RawResponse
-): ReadonlyArray<string> => {
-  if (response.status < 200 || response.status > 299 || fuzz.method === "HEAD" || response.status === 204) return []
-  const body = parseBody(response)
-  const { target } = fuzz
-  if (target.kind === "preferences" && isPreferences(body)) {
-    const before = model.preferences
-    const problems: Array<string> = []
-    if (fuzz.method === "GET") {
-      if (JSON.stringify(body) !== JSON.stringify(before))
-        problems.push(`preferences read ${JSON.stringify(body)}, expected ${JSON.stringify(before)}`)
-    } else {
-      if (body.id !== before["id"] || body.created_at !== before["created_at"])
-        problems.push("preferences: id or created_at changed")
-      const changed = PREFERENCE_VALUES.some((name) => body[name] !== before[name])
-      if (!changed && body.updated_at !== before["updated_at"])
-        problems.push("preferences: updated_at changed though no value did")
-      if (changed && String(body.updated_at) < String(before["updated_at"]))
-        problems.push("preferences: updated_at went back")
-    }
-    model.preferences = body
-    return problems
-  }
-  if (target.kind === "list") {
-    const listed = listOf(body)
-    return listed === undefined ? [] : checkList(model, listed, "list")
-  }
-  if (target.kind === "method" && isMethodView(body)) {
-    const own = fuzz.actor === "a" ? fixture.a.methods : fixture.b.methods
-    if (!own.includes(body.id)) return [`set default answered 200 for ${body.id}, which is not the caller's`]
-    const current = model.methods.find((method) => method.id === body.id)
-    if (current === undefined) return [`set default: ${body.id} is not in the model`]
-    const problems: Array<string> = []
-    if (current.created_at !== body.created_at) problems.push("set default: created_at changed")
-    if (current.is_default && current.updated_at !== undefined && current.updated_at !== body.updated_at)
-      problems.push("set default: repeating it changed updated_at")
-    model.methods = model.methods.map((method) =>
-      method.id === body.id
-        ? { ...body }
-        : method.is_default
-          ? { ...method, is_default: false, updated_at: undefined }
-          : method
-    )
-    return problems
-  }
-  return []
+  if (isWireMethod(judged.fuzz.method)) return ["a wire case answered over HTTP"]
+  return checkJudged(judged, result.response)
 }

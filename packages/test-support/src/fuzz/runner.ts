@@ -4,7 +4,7 @@ import fc from "fast-check"
 import { Agent } from "node:http"
 import type { StartServer } from "../http-conformance.js"
 import { comparable, type ComparableResponse } from "../parity.js"
-import { exchange, paths, send, type RawRequest } from "@accord/conformance"
+import { exchange, operationPath, parseWire, paths, send, type RawRequest } from "@accord/conformance"
 import {
   bodyLength,
   fuzzCase,
@@ -14,16 +14,9 @@ import {
   type FuzzFixture,
   type FuzzUser
 } from "./generators.js"
-import {
-  applyToModel,
-  checkList,
-  checkResult,
-  isPreferences,
-  listOf,
-  type FuzzModels,
-  type FuzzResult,
-  type UserModel
-} from "./oracle.js"
+import { applyToModel, checkRead, type FuzzModels, type UserModel } from "./models.js"
+import { checkResult, judgeCase, type FuzzResult, type Judged } from "./oracle.js"
+import { PREFIX, USER_READS } from "./targets.js"
 
 /**
  * The fuzz's runner: sends generated batches to several servers (each user's requests in order on a lane of its
@@ -34,37 +27,68 @@ import {
 // ---------------------------------------------------------------------------------------------------------------
 // Sending
 
-const toRawRequest = (fuzz: FuzzCase): RawRequest => {
+const headersOf = (fuzz: FuzzCase): Record<string, string> => {
   const headers: Record<string, string> = {}
   if (fuzz.authorization !== undefined) headers["Authorization"] = fuzz.authorization
   if (fuzz.contentType !== undefined) headers["Content-Type"] = fuzz.contentType
   if (fuzz.requestId !== undefined) headers["X-Request-Id"] = fuzz.requestId
-  return fuzz.body === undefined
-    ? { method: fuzz.method, path: fuzz.path, headers }
-    : { method: fuzz.method, path: fuzz.path, headers, body: fuzz.body }
+  return headers
 }
 
-const wireBytes = (fuzz: FuzzCase): Buffer => {
-  const lines = [`${fuzz.method} ${fuzz.path} HTTP/1.1`, "Host: fuzz"]
-  const request = toRawRequest(fuzz)
-  for (const [name, value] of Object.entries(request.headers ?? {})) lines.push(`${name}: ${value}`)
-  const body =
-    fuzz.body === undefined
-      ? undefined
-      : typeof fuzz.body === "string"
-        ? Buffer.from(fuzz.body, "utf8")
-        : Buffer.from(fuzz.body)
-  if (body !== undefined) lines.push(`Content-Length: ${body.length}`)
-  return Buffer.concat([Buffer.from(`${lines.join("\r\n")}\r\n\r\n`, "latin1"), body ?? Buffer.alloc(0)])
+const bodyBytes = (body: FuzzCase["body"]): Buffer =>
+  body === undefined ? Buffer.alloc(0) : typeof body === "string" ? Buffer.from(body, "utf8") : Buffer.from(body)
+
+/** The body in two chunks (a chunked body is read as it arrives, whatever its cuts). */
+const chunksOf = (body: FuzzCase["body"]): ReadonlyArray<Uint8Array> => {
+  const all = bodyBytes(body)
+  const half = Math.ceil(all.length / 2)
+  return [all.subarray(0, half), all.subarray(half)]
 }
+
+const toRawRequest = (fuzz: FuzzCase): RawRequest => {
+  const request = { method: fuzz.method, path: fuzz.path, headers: headersOf(fuzz) }
+  if (fuzz.transferEncoding !== undefined) return { ...request, chunks: chunksOf(fuzz.body) }
+  return fuzz.body === undefined ? request : { ...request, body: fuzz.body }
+}
+
+/**
+ * The request as bytes, for a raw socket: with its Transfer-Encoding and the body chunked, or with a Content-Length,
+ * and `Connection: close` so that the server ends the exchange.
+ */
+const wireBytes = (fuzz: FuzzCase): Buffer => {
+  const lines = [`${fuzz.method} ${fuzz.path} HTTP/1.1`, "Host: fuzz", "Connection: close"]
+  for (const [name, value] of Object.entries(headersOf(fuzz))) lines.push(`${name}: ${value}`)
+  const body = bodyBytes(fuzz.body)
+  let framed: Buffer = body
+  if (fuzz.transferEncoding !== undefined) {
+    lines.push(`Transfer-Encoding: ${fuzz.transferEncoding}`)
+    const chunks = chunksOf(fuzz.body).filter((chunk) => chunk.length > 0)
+    framed = Buffer.concat([
+      ...chunks.flatMap((chunk) => [Buffer.from(`${chunk.length.toString(16)}\r\n`), chunk, Buffer.from("\r\n")]),
+      Buffer.from("0\r\n\r\n")
+    ])
+  } else if (fuzz.body !== undefined) lines.push(`Content-Length: ${body.length}`)
+  return Buffer.concat([Buffer.from(`${lines.join("\r\n")}\r\n\r\n`, "latin1"), framed])
+}
+
+/** A Transfer-Encoding `send` cannot write as given: anything but `chunked` itself goes on a raw socket. */
+const onRawSocket = (fuzz: FuzzCase): boolean =>
+  fuzz.transferEncoding !== undefined && fuzz.transferEncoding !== "chunked"
 
 const sendFuzzCase = async (baseUrl: string, agent: Agent, fuzz: FuzzCase): Promise<FuzzResult> => {
-  if (isWireMethod(fuzz.method)) {
-    // The server closes the connection after its answer; the quiet time only bounds a server that never answers.
-    const { wire, closed } = await exchange(baseUrl, wireBytes(fuzz))
-    return { kind: "wire", wire, closed }
-  }
   try {
+    if (isWireMethod(fuzz.method)) {
+      // The server closes the connection after its answer; the quiet time only bounds a server that never answers.
+      const { wire, closed } = await exchange(baseUrl, wireBytes(fuzz))
+      return { kind: "wire", wire, closed }
+    }
+    if (onRawSocket(fuzz)) {
+      const { wire } = await exchange(baseUrl, wireBytes(fuzz), undefined, { endAtResponse: true })
+      const response = parseWire(wire)
+      return response === undefined
+        ? { kind: "error", message: `not an HTTP response: ${JSON.stringify(wire.slice(0, 200))}` }
+        : { kind: "http", response }
+    }
     return { kind: "http", response: await send(baseUrl, toRawRequest(fuzz), agent) }
   } catch (error) {
     return { kind: "error", message: error instanceof Error ? error.message : String(error) }
@@ -81,28 +105,21 @@ const getJson = async (baseUrl: string, agent: Agent, path: string, token: strin
   return JSON.parse(response.body.toString("utf8"))
 }
 
-const readUser = async (
-  baseUrl: string,
-  agent: Agent,
-  user: FuzzUser
-): Promise<{ readonly preferences: unknown; readonly list: unknown }> => ({
-  preferences: await getJson(baseUrl, agent, paths.preferences, user.token),
-  list: await getJson(baseUrl, agent, paths.paymentMethods, user.token)
-})
-
-/** Reads both users' data through the API: the model a batch starts from. */
-export const snapshotModels = async (baseUrl: string, agent: Agent, fixture: FuzzFixture): Promise<FuzzModels> => {
-  const model = async (user: FuzzUser): Promise<UserModel> => {
-    const { preferences, list } = await readUser(baseUrl, agent, user)
-    const methods = listOf(list)
-    if (!isPreferences(preferences) || methods === undefined)
-      throw new Error(`snapshot of ${user.id}: unexpected bodies`)
-    return { preferences, methods }
-  }
-  return { a: await model(fixture.a), b: await model(fixture.b) }
+/** What each of the user's reads answers now. */
+const readUser = async (baseUrl: string, agent: Agent, user: FuzzUser): Promise<Record<string, unknown>> => {
+  const reads: Record<string, unknown> = {}
+  for (const read of USER_READS)
+    reads[read.operationId] = await getJson(baseUrl, agent, operationPath(PREFIX, read.operationId), user.token)
+  return reads
 }
 
-/** The final check of a batch: both users' data read back equals the model. */
+/** Reads both users' data through the API (every user read of the contract): the model a batch starts from. */
+export const snapshotModels = async (baseUrl: string, agent: Agent, fixture: FuzzFixture): Promise<FuzzModels> => ({
+  a: { reads: await readUser(baseUrl, agent, fixture.a) },
+  b: { reads: await readUser(baseUrl, agent, fixture.b) }
+})
+
+/** The final check of a batch: every read of both users answers what the model says. */
 const checkModels = async (
   baseUrl: string,
   agent: Agent,
@@ -114,16 +131,9 @@ const checkModels = async (
     ["a", fixture.a],
     ["b", fixture.b]
   ] as const) {
-    const model = models[name]
-    const { preferences, list } = await readUser(baseUrl, agent, user)
-    if (JSON.stringify(preferences) !== JSON.stringify(model.preferences)) {
-      problems.push(
-        `user ${name}: preferences ${JSON.stringify(preferences)}, expected ${JSON.stringify(model.preferences)}`
-      )
-    }
-    const listed = listOf(list)
-    if (listed === undefined) problems.push(`user ${name}: the list is not a list`)
-    else problems.push(...checkList(model, listed, `user ${name}`))
+    const model: UserModel = models[name]
+    for (const [operationId, body] of Object.entries(await readUser(baseUrl, agent, user)))
+      problems.push(...checkRead(model, operationId, body, `user ${name}`))
   }
   return problems
 }
@@ -185,9 +195,10 @@ export const runFuzzBatch = async (
   results.forEach((result, index) => {
     const fuzz = cases[index]
     if (fuzz === undefined) return
-    for (const problem of checkResult(fixture, fuzz, result)) problems.push(`#${index}: ${problem}`)
+    const judged: Judged = judgeCase(fixture, fuzz)
+    for (const problem of checkResult(judged, result)) problems.push(`#${index}: ${problem}`)
     if ((fuzz.actor === "a" || fuzz.actor === "b") && result.kind === "http") {
-      for (const problem of applyToModel(fixture, models[fuzz.actor], fuzz, result.response))
+      for (const problem of applyToModel(judged, models[fuzz.actor], result.response))
         problems.push(`#${index}: ${problem}`)
     }
   })
@@ -218,7 +229,7 @@ const describeCase = (fuzz: FuzzCase): string => {
       : typeof fuzz.body === "string"
         ? JSON.stringify(fuzz.body.slice(0, 200))
         : `bytes ${Buffer.from(fuzz.body.slice(0, 100)).toString("hex")}`
-  return `${fuzz.method.slice(0, 40)} ${fuzz.path.slice(0, 120)} actor=${fuzz.actor} authorization=${JSON.stringify(fuzz.authorization?.slice(0, 80))} content-type=${JSON.stringify(fuzz.contentType)} verdict=${fuzz.verdict} request-id=${JSON.stringify(fuzz.requestId?.slice(0, 40))} body(${bodyLength(fuzz.body)} bytes)=${body}`
+  return `${fuzz.method.slice(0, 40)} ${fuzz.path.slice(0, 120)} actor=${fuzz.actor} authorization=${JSON.stringify(fuzz.authorization?.slice(0, 80))} content-type=${JSON.stringify(fuzz.contentType)} transfer-encoding=${JSON.stringify(fuzz.transferEncoding)} syntax=${fuzz.syntax} request-id=${JSON.stringify(fuzz.requestId?.slice(0, 40))} body(${bodyLength(fuzz.body)} bytes)=${body}`
 }
 
 export const keepAliveAgent = (sockets: number): Agent => new Agent({ keepAlive: true, maxSockets: sockets })
@@ -259,12 +270,32 @@ interface FuzzSettings {
   readonly concurrency: number
 }
 
-const fuzzSettings = (options: HttpFuzzOptions = {}): FuzzSettings => ({
-  seed: options.seed ?? fromEnv("FUZZ_SEED") ?? DEFAULT_FUZZ_SEED,
-  numRuns: options.numRuns ?? fromEnv("FUZZ_RUNS") ?? DEFAULT_FUZZ_RUNS,
+/** The options given, else FUZZ_SEED and FUZZ_RUNS (when `environment` says so), else the defaults. */
+const fuzzSettings = (options: HttpFuzzOptions, environment: boolean): FuzzSettings => ({
+  seed: options.seed ?? (environment ? fromEnv("FUZZ_SEED") : undefined) ?? DEFAULT_FUZZ_SEED,
+  numRuns: options.numRuns ?? (environment ? fromEnv("FUZZ_RUNS") : undefined) ?? DEFAULT_FUZZ_RUNS,
   batchSize: options.batchSize ?? DEFAULT_FUZZ_BATCH,
   concurrency: options.concurrency ?? 8
 })
+
+/** The fixture of a run: its ids and tokens derived from the seed. */
+const fixtureOf = (settings: FuzzSettings): FuzzFixture => makeFuzzFixture(`fuzz-${settings.seed}`)
+
+/** One run's requests: a batch of `batchSize` cases. */
+const batchArb = (fixture: FuzzFixture, settings: FuzzSettings): fc.Arbitrary<ReadonlyArray<FuzzCase>> =>
+  fc.array(fuzzCase(fixture), { minLength: settings.batchSize, maxLength: settings.batchSize })
+
+/**
+ * The requests `runHttpFuzz` sends with the same options (by default its fixed seed, 200 runs of 25; FUZZ_SEED and
+ * FUZZ_RUNS are not read), generated without a server, each judged by the oracle: what the coverage test counts.
+ */
+export const sampleFuzzCases = (options: HttpFuzzOptions = {}): ReadonlyArray<Judged> => {
+  const settings = fuzzSettings(options, false)
+  const fixture = fixtureOf(settings)
+  return fc
+    .sample(batchArb(fixture, settings), { seed: settings.seed, numRuns: settings.numRuns })
+    .flatMap((cases) => cases.map((fuzz) => judgeCase(fixture, fuzz)))
+}
 
 interface Running {
   readonly name: string
@@ -286,8 +317,8 @@ export const runHttpFuzz = (
   servers: ReadonlyArray<readonly [name: string, start: StartServer]>,
   options: HttpFuzzOptions = {}
 ): void => {
-  const settings = fuzzSettings(options)
-  const fixture = makeFuzzFixture(`fuzz-${settings.seed}`)
+  const settings = fuzzSettings(options, true)
+  const fixture = fixtureOf(settings)
 
   describe(`HTTP fuzz: ${suite}`, () => {
     const running: Array<Running> = []
@@ -313,58 +344,55 @@ export const runHttpFuzz = (
           `[fuzz] ${suite}: seed ${settings.seed}, ${settings.numRuns} runs of ${settings.batchSize} requests per server (FUZZ_SEED, FUZZ_RUNS)`
         )
         const started = performance.now()
-        const property = fc.asyncProperty(
-          fc.array(fuzzCase(fixture), { minLength: settings.batchSize, maxLength: settings.batchSize }),
-          async (cases) => {
-            const outcomes = await Promise.all(
-              running.map(async (target) => {
-                // After a failed run the model may be behind: read it again.
-                target.models ??= await snapshotModels(target.server.url, target.agent, fixture)
-                const models = target.models
-                target.models = undefined
-                const outcome = await runFuzzBatch(
-                  target.server.url,
-                  target.agent,
-                  fixture,
-                  models,
-                  cases,
-                  settings.concurrency
-                )
-                target.sent += cases.length
-                if (outcome.problems.length === 0) target.models = models
-                return outcome
-              })
-            )
-            const problems: Array<string> = []
-            outcomes.forEach((outcome, index) =>
-              problems.push(...outcome.problems.map((problem) => `${running[index]?.name}: ${problem}`))
-            )
-            const reference = outcomes[0]
-            outcomes.slice(1).forEach((outcome, index) => {
-              cases.forEach((fuzz, at) => {
-                const expected = reference?.results[at]
-                const actual = outcome.results[at]
-                if (expected === undefined || actual === undefined) return
-                const a = comparableResult(fuzz, at, expected)
-                const b = comparableResult(fuzz, at, actual)
-                if (JSON.stringify(a) !== JSON.stringify(b)) {
-                  problems.push(
-                    `parity ${running[0]?.name} / ${running[index + 1]?.name}: ${JSON.stringify(a)} versus ${JSON.stringify(b)}`
-                  )
-                }
-              })
-            })
-            if (problems.length > 0) {
-              const cited = new Set(
-                problems.flatMap((problem) => [...problem.matchAll(/#(\d+)/g)].map((match) => Number(match[1])))
+        const property = fc.asyncProperty(batchArb(fixture, settings), async (cases) => {
+          const outcomes = await Promise.all(
+            running.map(async (target) => {
+              // After a failed run the model may be behind: read it again.
+              target.models ??= await snapshotModels(target.server.url, target.agent, fixture)
+              const models = target.models
+              target.models = undefined
+              const outcome = await runFuzzBatch(
+                target.server.url,
+                target.agent,
+                fixture,
+                models,
+                cases,
+                settings.concurrency
               )
-              const described = [...cited]
-                .sort((x, y) => x - y)
-                .map((index) => `  #${index}: ${describeCase(cases[index] as FuzzCase)}`)
-              throw new Error(`${problems.slice(0, 20).join("\n")}\ncases:\n${described.join("\n")}`)
-            }
+              target.sent += cases.length
+              if (outcome.problems.length === 0) target.models = models
+              return outcome
+            })
+          )
+          const problems: Array<string> = []
+          outcomes.forEach((outcome, index) =>
+            problems.push(...outcome.problems.map((problem) => `${running[index]?.name}: ${problem}`))
+          )
+          const reference = outcomes[0]
+          outcomes.slice(1).forEach((outcome, index) => {
+            cases.forEach((fuzz, at) => {
+              const expected = reference?.results[at]
+              const actual = outcome.results[at]
+              if (expected === undefined || actual === undefined) return
+              const a = comparableResult(fuzz, at, expected)
+              const b = comparableResult(fuzz, at, actual)
+              if (JSON.stringify(a) !== JSON.stringify(b)) {
+                problems.push(
+                  `parity ${running[0]?.name} / ${running[index + 1]?.name}: ${JSON.stringify(a)} versus ${JSON.stringify(b)}`
+                )
+              }
+            })
+          })
+          if (problems.length > 0) {
+            const cited = new Set(
+              problems.flatMap((problem) => [...problem.matchAll(/#(\d+)/g)].map((match) => Number(match[1])))
+            )
+            const described = [...cited]
+              .sort((x, y) => x - y)
+              .map((index) => `  #${index}: ${describeCase(cases[index] as FuzzCase)}`)
+            throw new Error(`${problems.slice(0, 20).join("\n")}\ncases:\n${described.join("\n")}`)
           }
-        )
+        })
         await fc.assert(property, { seed: settings.seed, numRuns: settings.numRuns })
         console.info(
           `[fuzz] ${suite}: ${running.map((target) => `${target.name} ${target.sent}`).join(", ")} requests in ${Math.round(performance.now() - started)} ms`

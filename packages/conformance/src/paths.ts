@@ -1,4 +1,4 @@
-import { operations, type OperationId, type Operations } from "@accord/contract"
+import { operations, routePattern, type OperationId, type Operations } from "@accord/contract"
 import { randomBytes } from "node:crypto"
 
 /** The names of an operation's path parameters (`{id}` in its path), never when it has none. */
@@ -29,17 +29,11 @@ export const operationPath = (
     return value
   })}`
 
-/** Characters a regular expression reads as syntax, escaped in a path's literal parts. */
-const escaped = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
-
-/** Each operation and a pattern of its paths: a segment per parameter, and the form without the trailing slash. */
-const OPERATION_PATTERNS = Object.values(operations).map((operation) => {
-  // Literal parts at even indexes, parameter names at odd ones.
-  const pieces = operation.path.split(PARAMETER)
-  const body = pieces.map((piece, index) => (index % 2 === 0 ? escaped(piece) : "[^/]+")).join("")
-  const optionalSlash = operation.exact || !body.endsWith("/") ? body : `${body.slice(0, -1)}/?`
-  return { operation, pattern: new RegExp(`^${optionalSlash}$`) }
-})
+/** Each operation and the pattern of its paths (the contract's `routePattern`: what the router matches). */
+const OPERATION_PATTERNS = Object.values(operations).map((operation) => ({
+  operation,
+  pattern: routePattern(operation.path, operation.exact).pattern
+}))
 
 /**
  * The operation of the contract a request names: its method (HEAD for a GET) and its path under `prefix`, the query

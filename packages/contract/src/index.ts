@@ -12,6 +12,7 @@ export { WireInt } from "./wire/wire-int.js"
 export {
   allowedMethods,
   allowHeader,
+  routePattern,
   defineOperation,
   type Access,
   type BodyOf,

@@ -257,5 +257,31 @@ export const allowedMethods = (methods: Iterable<string>): ReadonlyArray<string>
   return [...allowed].sort()
 }
 
+/** Characters a regular expression reads as syntax, escaped in a path's literal segments. */
+const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
+
+/**
+ * What a route's path matches (docs/api.md, "Routes"): its literal segments as written, each `{name}` one non-empty
+ * segment (still percent-encoded), and, unless `exact`, the same path without its trailing slash. `params` are the
+ * names, in the order the pattern's groups capture them.
+ */
+export const routePattern = (
+  path: string,
+  exact: boolean
+): { readonly pattern: RegExp; readonly params: ReadonlyArray<string> } => {
+  const bare = path.endsWith("/") ? path.slice(0, -1) : path
+  const params: Array<string> = []
+  const body = bare
+    .split("/")
+    .slice(1)
+    .map((segment) => {
+      if (!(segment.startsWith("{") && segment.endsWith("}"))) return `/${escapeRegExp(segment)}`
+      params.push(segment.slice(1, -1))
+      return "/([^/]+)"
+    })
+    .join("")
+  return { pattern: new RegExp(`^${body}${exact ? "" : "/?"}$`), params }
+}
+
 /** The `Allow` header of a path whose operations have `methods`: `allowedMethods`, joined by ", ". */
 export const allowHeader = (methods: Iterable<string>): string => allowedMethods(methods).join(", ")

@@ -1,4 +1,4 @@
-import { allowHeader } from "@accord/contract"
+import { allowHeader, routePattern } from "@accord/contract"
 
 /** Compiles route paths once: a map lookup for fixed paths, one regular expression per path with parameters. */
 
@@ -38,8 +38,6 @@ export interface RouteInput<E> {
   readonly endpoints: ReadonlyMap<string, E>
 }
 
-const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
-
 /** `prefix` without its trailing slash (`""` for the root); route paths are relative to it. */
 export const compileRouter = <E>(prefix: string, routes: ReadonlyArray<RouteInput<E>>) => {
   /** Routes without parameters, by every path form they answer: one lookup. */
@@ -51,22 +49,16 @@ export const compileRouter = <E>(prefix: string, routes: ReadonlyArray<RouteInpu
       endpoints: route.endpoints,
       allow: allowHeader(route.endpoints.keys())
     }
-    const bare = route.path.endsWith("/") ? route.path.slice(0, -1) : route.path
-    const segments = bare.split("/").slice(1)
-    const params = segments
-      .filter((segment) => segment.startsWith("{") && segment.endsWith("}"))
-      .map((segment) => segment.slice(1, -1))
+    const { pattern, params } = routePattern(route.path, route.exact)
     if (params.length === 0) {
-      // An exact route answers only its path as written without a trailing slash; the others answer both forms.
+      // One lookup rather than a pattern: an exact route answers only its path as written without a trailing slash;
+      // the others answer both forms.
+      const bare = route.path.endsWith("/") ? route.path.slice(0, -1) : route.path
       literals.set(bare, compiled)
       if (!route.exact) literals.set(bare + "/", compiled)
       continue
     }
-    // A parameter is one non-empty segment, still percent-encoded; an exact route takes no trailing slash.
-    const pattern = segments
-      .map((segment) => "/" + (segment.startsWith("{") && segment.endsWith("}") ? "([^/]+)" : escapeRegExp(segment)))
-      .join("")
-    matchers.push({ pattern: new RegExp(`^${pattern}${route.exact ? "" : "/?"}$`), params, route: compiled })
+    matchers.push({ pattern, params, route: compiled })
   }
 
   /** Finds the route for a path (under the prefix, or none). Both slash forms match unless the route is exact. */

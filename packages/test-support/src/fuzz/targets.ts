@@ -73,6 +73,7 @@ export type Target =
   | { readonly kind: "route"; readonly route: FuzzRoute; readonly params: Readonly<Record<string, string>> }
   | { readonly kind: "document"; readonly name: DocumentName; readonly asset: string | undefined }
 
+/** The oracle's own matcher, written apart from the router's (`routePattern`), so that a router bug still shows. */
 const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 
 interface Matcher {

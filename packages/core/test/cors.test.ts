@@ -1,4 +1,4 @@
-import { defaultPreferenceValues, type Preferences, PreferencesStore, StoreAdmin } from "@accord/domain"
+import { defaultPreferenceValues, type Preferences } from "@accord/domain"
 import {
   type DocsAssets,
   type HttpHandler,
@@ -9,19 +9,15 @@ import {
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import fc from "fast-check"
-import { runtimeWithPorts, tokenTableAuthenticator } from "./ports.js"
+import { runtimeWithPorts, tokenTableAuthenticator } from "@accord/test-support"
 
 // docs/api.md, "CORS"; docs/SECURITY.md, items 37 and 38.
 
 const record: Preferences = { id: 1, ...defaultPreferenceValues, createdAt: new Date(0), updatedAt: new Date(0) }
 const runtime = runtimeWithPorts({
   authenticator: tokenTableAuthenticator(),
-  preferences: PreferencesStore.of({ getOrCreate: () => Effect.succeed(record), update: () => Effect.die("unused") }),
-  storeAdmin: StoreAdmin.of({
-    loadSeed: () => Effect.die("unused"),
-    ping: Effect.void,
-    countCredentials: Effect.die("unused")
-  })
+  preferences: { getOrCreate: () => Effect.succeed(record) },
+  storeAdmin: { ping: Effect.void }
 })
 afterAll(() => runtime.dispose())
 

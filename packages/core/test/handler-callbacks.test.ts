@@ -1,7 +1,7 @@
 import { makeHttpHandler } from "@accord/core"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { runtimeWithPorts } from "./ports.js"
+import { runtimeWithPorts } from "@accord/test-support"
 
 /** A runtime whose every port method does `port()`. */
 const runtimeWhosePortsAll = (port: () => Effect.Effect<never>) => runtimeWithPorts({}, port)

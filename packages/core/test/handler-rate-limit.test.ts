@@ -1,22 +1,14 @@
-import { PaymentMethods, StoreAdmin } from "@accord/domain"
 import { type HttpRequest, makeHttpHandler, type RateLimiter } from "@accord/core"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { runtimeWithPorts, tokenTableAuthenticator } from "./ports.js"
+import { runtimeWithPorts, tokenTableAuthenticator } from "@accord/test-support"
 
 /** What the use cases were asked, so a test can tell that a refused request never reached them. */
 const listed: Array<string> = []
 const runtime = runtimeWithPorts({
   authenticator: tokenTableAuthenticator(),
-  paymentMethods: PaymentMethods.of({
-    listByUser: (userId) => Effect.sync(() => (listed.push(userId), [])),
-    setDefault: () => Effect.die(new Error("not used by these tests"))
-  }),
-  storeAdmin: StoreAdmin.of({
-    loadSeed: () => Effect.die(new Error("not used by these tests")),
-    ping: Effect.void,
-    countCredentials: Effect.die(new Error("not used by these tests"))
-  })
+  paymentMethods: { listByUser: (userId) => Effect.sync(() => (listed.push(userId), [])) },
+  storeAdmin: { ping: Effect.void }
 })
 
 /** A limiter answering `wait` seconds to every call, recording the keys it was asked about. */

@@ -1,15 +1,9 @@
 import {
   type AccordServices,
-  Authenticator,
   defaultPreferenceValues,
   PasswordHash,
-  PasswordHasher,
-  PaymentMethods,
-  PlanEntries,
   type Preferences,
-  PreferencesStore,
   Principal,
-  StoreAdmin,
   Unauthenticated,
   Unavailable,
   UserId,
@@ -25,6 +19,7 @@ import {
 } from "@accord/core"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Layer, ManagedRuntime, Option, Tracer } from "effect"
+import { stubPorts } from "@accord/test-support"
 
 /** A tracer that keeps every span it makes, so a test can read names, parents, attributes and ends. */
 const recordingTracer = () => {
@@ -43,51 +38,29 @@ const TOKEN = "tracing-test-token"
 const record: Preferences = { id: 1, ...defaultPreferenceValues, createdAt: new Date(0), updatedAt: new Date(0) }
 
 /** Ports that answer at once, except `ping`, which fails (health is 503) and the hasher, which waits a tick. */
-const ports: Layer.Layer<AccordServices> = Layer.mergeAll(
-  Layer.succeed(
-    Authenticator,
-    Authenticator.of({
-      authenticate: (token) =>
-        token === TOKEN
-          ? Effect.succeed(Principal.User({ userId: UserId.make("u_1") }))
-          : Effect.fail(new Unauthenticated({ reason: "invalid_token" }))
-    })
-  ),
-  Layer.succeed(
-    PlanEntries,
-    PlanEntries.of({ insertIfAbsent: () => Effect.succeed(true), findByEmailKey: () => Effect.succeed(undefined) })
-  ),
-  Layer.succeed(
-    PreferencesStore,
-    PreferencesStore.of({
-      getOrCreate: () => Effect.succeed(record),
-      update: (_userId, _now, change) => Effect.sync(() => change(record))
-    })
-  ),
-  Layer.succeed(
-    PaymentMethods,
-    PaymentMethods.of({ listByUser: () => Effect.succeed([]), setDefault: () => Effect.die("unused") })
-  ),
-  Layer.succeed(
-    StoreAdmin,
-    StoreAdmin.of({
-      loadSeed: () => Effect.die("unused"),
-      countCredentials: Effect.die("unused"),
-      ping: Effect.fail(new Unavailable({ reason: "store_unreachable", retryAfterSeconds: 1 }))
-    })
-  ),
-  Layer.succeed(
-    PasswordHasher,
-    PasswordHasher.of({
-      hash: () =>
-        Effect.as(
-          Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 1))),
-          PasswordHash.make("h")
-        ),
-      verify: () => Effect.succeed(true)
-    })
-  )
-)
+const ports: Layer.Layer<AccordServices> = stubPorts({
+  authenticator: {
+    authenticate: (token) =>
+      token === TOKEN
+        ? Effect.succeed(Principal.User({ userId: UserId.make("u_1") }))
+        : Effect.fail(new Unauthenticated({ reason: "invalid_token" }))
+  },
+  planEntries: { insertIfAbsent: () => Effect.succeed(true), findByEmailKey: () => Effect.succeed(undefined) },
+  preferences: {
+    getOrCreate: () => Effect.succeed(record),
+    update: (_userId, _now, change) => Effect.sync(() => change(record))
+  },
+  paymentMethods: { listByUser: () => Effect.succeed([]) },
+  storeAdmin: { ping: Effect.fail(new Unavailable({ reason: "store_unreachable", retryAfterSeconds: 1 })) },
+  passwordHasher: {
+    hash: () =>
+      Effect.as(
+        Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 1))),
+        PasswordHash.make("h")
+      ),
+    verify: () => Effect.succeed(true)
+  }
+})
 
 /** The composition a tracing host makes: ports in spans, the tracer in the runtime, the same tracer to the handler. */
 const traced = () => {

@@ -1,4 +1,4 @@
-import { NotFound, PaymentMethods, PreconditionFailed, StoreAdmin, Unavailable } from "@accord/domain"
+import { NotFound, PreconditionFailed, Unavailable } from "@accord/domain"
 import {
   makeOpenApiDocument,
   OPERATION_DOCS,
@@ -11,7 +11,7 @@ import {
 import { makeHttpHandler, problem, problemBody, type HttpRequest } from "@accord/core"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
-import { runtimeWithPorts, tokenTableAuthenticator } from "./ports.js"
+import { runtimeWithPorts, tokenTableAuthenticator } from "@accord/test-support"
 
 // The OpenAPI document's response examples (contract/src/examples.ts) are what the server answers: each problem
 // example is compared, byte for byte, with the body the handler sends for a request that gets that code.
@@ -19,7 +19,7 @@ import { runtimeWithPorts, tokenTableAuthenticator } from "./ports.js"
 // The payment method id decides what the store answers: the use case's declared errors, and a defect (500).
 const runtime = runtimeWithPorts({
   authenticator: tokenTableAuthenticator(),
-  paymentMethods: PaymentMethods.of({
+  paymentMethods: {
     listByUser: () => Effect.fail(new Unavailable({ reason: "store_unreachable", retryAfterSeconds: 1 })),
     setDefault: (_userId, id) =>
       id === "pm_gone"
@@ -27,12 +27,8 @@ const runtime = runtimeWithPorts({
         : id === "pm_stale"
           ? Effect.fail(new PreconditionFailed())
           : Effect.die(new Error("a defect"))
-  }),
-  storeAdmin: StoreAdmin.of({
-    loadSeed: () => Effect.die(new Error("not used")),
-    ping: Effect.void,
-    countCredentials: Effect.die(new Error("not used"))
-  })
+  },
+  storeAdmin: { ping: Effect.void }
 })
 afterAll(() => runtime.dispose())
 

@@ -1,14 +1,14 @@
-import { StoreAdmin, Unavailable } from "@accord/domain"
+import { Unavailable } from "@accord/domain"
 import { defineOperation } from "@accord/contract"
 import { type AccordRuntime, type HttpResponse, makeHttpHandler } from "@accord/core"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Schema } from "effect"
-import { runtimeWithPorts } from "./ports.js"
+import { runtimeWithPorts } from "@accord/test-support"
 
 // Every port but the store's ping dies: a probe that touched anything else would answer 500.
 const broken = (): Effect.Effect<never> => Effect.die(new Error("broken port"))
 const runtimeWithPing = (ping: Effect.Effect<void, Unavailable>): AccordRuntime =>
-  runtimeWithPorts({ storeAdmin: StoreAdmin.of({ loadSeed: broken, ping, countCredentials: broken() }) }, broken)
+  runtimeWithPorts({ storeAdmin: { ping } }, broken)
 
 let pings = 0
 const reachable = runtimeWithPing(Effect.sync(() => void pings++))

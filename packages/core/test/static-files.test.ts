@@ -1,7 +1,7 @@
 import { type DocsAssets, makeHttpHandler } from "@accord/core"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { runtimeWithPorts } from "./ports.js"
+import { runtimeWithPorts } from "@accord/test-support"
 
 // Static files never reach a port: every port dies, so touching one would show as a 500.
 const broken = (): Effect.Effect<never> => Effect.die(new Error("a static file reached a port"))

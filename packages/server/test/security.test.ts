@@ -6,18 +6,8 @@ import { startKoaServer } from "@accord/adapter-koa"
 import { startExpressServer } from "@accord/adapter-express"
 import { startFetchServer } from "@accord/adapter-fetch/node"
 import { send, type RawRequest, type RawResponse } from "@accord/conformance"
-import { startOnRuntime, type StartAdapter } from "@accord/test-support"
-import {
-  type AccordServices,
-  Authenticator,
-  Email,
-  emailKey,
-  PasswordHasher,
-  PaymentMethods,
-  PlanEntries,
-  PreferencesStore,
-  type SeedInput
-} from "@accord/domain"
+import { startOnRuntime, stubPort, type StartAdapter } from "@accord/test-support"
+import { type AccordServices, Email, emailKey, PasswordHasher, PlanEntries, type SeedInput } from "@accord/domain"
 import type { AccordRuntime } from "@accord/core"
 import type { RunningServer } from "@accord/node/server"
 import { makeScryptHasher, ScryptPasswordHasherLive, testScryptCost } from "@accord/node/scrypt"
@@ -498,22 +488,16 @@ describe("no stack trace or internal detail in any answer; a 500 is generic and 
   const internalMessage = 'relation "payment_methods" is corrupt (at /work/main/packages/store/secret.ts:42:7)'
   const defect = () => Effect.die(new Error(internalMessage))
   const failing = Layer.mergeAll(
-    Layer.succeed(
-      PaymentMethods,
-      PaymentMethods.of({ listByUser: defect, setDefault: () => Effect.die("a defect that is not an Error") })
-    ),
-    Layer.succeed(
-      PreferencesStore,
-      PreferencesStore.of({
-        getOrCreate: defect,
-        update: () =>
-          Effect.sync(() => {
-            throw new TypeError(
-              "Cannot read properties of undefined (reading 'rows') at /work/main/packages/store/x.ts:7:3"
-            )
-          })
-      })
-    )
+    stubPort.paymentMethods({ listByUser: defect, setDefault: () => Effect.die("a defect that is not an Error") }),
+    stubPort.preferences({
+      getOrCreate: defect,
+      update: () =>
+        Effect.sync(() => {
+          throw new TypeError(
+            "Cannot read properties of undefined (reading 'rows') at /work/main/packages/store/x.ts:7:3"
+          )
+        })
+    })
   )
   const logs: Array<ReturnType<typeof memoryLogger>> = []
   const servers = everyAdapter(() => {
@@ -680,10 +664,9 @@ describe("secrets never in the CLI's error messages", () => {
 // Kept apart so the list above reads as the checklist; the Authenticator port is what every store implements.
 describe("an authenticator defect is a 500 too, never a 401 that hides it", () => {
   const log = memoryLogger()
-  const broken = Layer.succeed(
-    Authenticator,
-    Authenticator.of({ authenticate: () => Effect.die(new Error("key cache corrupted at /work/main/x.ts:1")) })
-  )
+  const broken = stubPort.authenticator({
+    authenticate: () => Effect.die(new Error("key cache corrupted at /work/main/x.ts:1"))
+  })
   const servers = everyAdapter(() => ({ runtime: runtimeWith(broken), options: requestLogging(log.logger) }))
 
   it("answers the generic 500 and logs it", async () => {

@@ -28,3 +28,12 @@ export {
   type BatchOutcome,
   type HttpFuzzOptions
 } from "./fuzz/runner.js"
+export {
+  runtimeWithPorts,
+  stubPort,
+  stubPorts,
+  TEST_PRINCIPALS,
+  tokenTableAuthenticator,
+  type Missing,
+  type PortParts
+} from "./port-stubs.js"

@@ -1,7 +1,7 @@
 import { apiRoutes, makeOpenApiDocument } from "@accord/contract"
 import { resultDecoderFor, type DomainError } from "@accord/domain"
 import { Effect, type Result } from "effect"
-import { bindRoutes, type BoundOperation, type Implementations } from "./implementation.js"
+import type { BoundOperation, BoundRoutes } from "./implementation.js"
 import { pathParamsDecoderFor } from "./path-params.js"
 import { compileRouter, type PathMatch } from "./router.js"
 import type { DocsAssets, StaticAsset } from "./types.js"
@@ -45,15 +45,10 @@ export interface Endpoints {
 }
 
 /**
- * The route table compiled for one handler: the operations bound to `implementations`, the OpenAPI document and the
- * API reference's files, under `prefix` (already without its trailing slash).
+ * The route table compiled for one handler: the operations bound to their implementations (`bindRoutes`), the
+ * OpenAPI document and the API reference's files, under `prefix` (already without its trailing slash).
  */
-export const compileEndpoints = (
-  prefix: string,
-  implementations: Implementations,
-  docs: DocsAssets,
-  traced: boolean
-): Endpoints => {
+export const compileEndpoints = (prefix: string, routes: BoundRoutes, docs: DocsAssets, traced: boolean): Endpoints => {
   let openApi: StaticAsset | undefined
   const openApiDocument = (): StaticAsset =>
     (openApi ??= {
@@ -63,7 +58,7 @@ export const compileEndpoints = (
   const fileEndpoint = (file: (params: Readonly<Record<string, string>>) => StaticAsset | undefined) =>
     new Map<string, Endpoint>([["GET", { kind: "file", file }]])
   const match = compileRouter<Endpoint>(prefix, [
-    ...bindRoutes(implementations).map((api) => ({
+    ...routes.map((api) => ({
       path: api.path,
       exact: api.exact,
       endpoints: new Map(

@@ -1,12 +1,6 @@
 import { PROBLEMS, type Operation } from "@accord/contract"
-import {
-  Authenticator,
-  InsufficientScope,
-  Unauthenticated,
-  type AccordServices,
-  type DomainError,
-  type Principal
-} from "@accord/domain"
+import { Authenticator, InsufficientScope, Unauthenticated } from "@accord/domain"
+import type { AccordServices, DomainError, Principal } from "@accord/domain"
 import { Cause, Effect, Exit, Result, type Tracer } from "effect"
 import { accordImplementations } from "../implementations.js"
 import { withAccessLog } from "./access-log.js"
@@ -14,6 +8,7 @@ import { readCredential } from "./authorization.js"
 import { entityTagOf, ifNoneMatchMatches, readEntityTagCondition } from "./conditional.js"
 import { corsOriginOf, isPreflight, preflightHeaders } from "./cors.js"
 import { compileEndpoints, NO_STACK_TRACE, type Endpoints } from "./endpoints.js"
+import { bindRoutes } from "./implementation.js"
 import { headerValue } from "./header-value.js"
 import { problem } from "./problem.js"
 import { rateLimitHeaders, type RateLimiter } from "./rate-limit.js"
@@ -40,6 +35,7 @@ const NO_INPUT: Result.Result<undefined> = Result.succeed(undefined)
 const PRECONDITION_REQUIRED = problem("precondition_required")
 const NOT_FOUND = problem("not_found")
 const INTERNAL = problem("internal")
+const rateLimited = (waitSeconds: number) => problem("rate_limited", undefined, { "retry-after": String(waitSeconds) })
 
 const isWrite = (operation: Operation): boolean =>
   operation.conditional === "ifMatch" || operation.conditional === "ifMatchRequirable"
@@ -58,9 +54,6 @@ const authenticate = (
   if (credential._tag === "Malformed") return INVALID_CREDENTIAL
   return Authenticator.use((authenticator) => authenticator.authenticate(credential.token))
 }
-
-/** 429 with the seconds the credential must wait (docs/api.md, "Rate limit"). */
-const rateLimited = (waitSeconds: number) => problem("rate_limited", undefined, { "retry-after": String(waitSeconds) })
 
 /** No wait, no rate-limit headers: no limiter, a public operation, or a limiter that cannot tell its quota. */
 const NOT_LIMITED: RateLimitStep = { waitSeconds: 0, headers: undefined }
@@ -230,7 +223,7 @@ export const makeHttpHandler = (options: HttpHandlerOptions): HttpHandler => {
   const maxPathLength = options.maxPathLength ?? DEFAULT_MAX_PATH_LENGTH
   const endpoints = compileEndpoints(
     prefix.endsWith("/") ? prefix.slice(0, -1) : prefix,
-    options.implementations ?? accordImplementations,
+    bindRoutes(options.implementations ?? accordImplementations),
     options.docs ?? new Map(),
     options.tracing !== undefined
   )

@@ -94,8 +94,10 @@ const bind = (operation: Operation, implementations: Implementations): BoundOper
   return { ...operation, run }
 }
 
+export type BoundRoutes = ReadonlyArray<Route<BoundOperation>>
+
 /** The contract's routes with every operation bound to its implementation in `implementations`: what a handler compiles. */
-export const bindRoutes = (implementations: Implementations): ReadonlyArray<Route<BoundOperation>> =>
+export const bindRoutes = (implementations: Implementations): BoundRoutes =>
   apiRoutes.map((route) => ({
     path: route.path,
     exact: route.exact,

@@ -1,27 +1,22 @@
 import { PROBLEMS } from "@accord/contract"
 
-const DETAIL = PROBLEMS.invalid_json.detail
-
 /**
  * Strict JSON reading of request bodies, done once in core so every adapter rejects the same inputs
  * (docs/api.md, "Precise rules": invalid UTF-8, a byte-order mark, duplicate keys, prototype keys, nesting over 32).
  */
 export const MAX_JSON_DEPTH = 32
 const FORBIDDEN_KEYS: ReadonlySet<string> = new Set(["__proto__", "constructor", "prototype"])
-
+const DETAIL = PROBLEMS.invalid_json.detail
 // fatal: invalid UTF-8 throws; ignoreBOM: keep a BOM in the text so JSON.parse refuses it.
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true })
 
 export type JsonReadResult =
   { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly detail: string }
 
-const fail = (detail: string): JsonReadResult => ({ ok: false, detail })
-
 /**
  * Walks already-valid JSON text once to find what JSON.parse silently accepts: duplicate keys (it keeps the last),
  * prototype-pollution keys and excessive depth. Valid syntax lets this scanner stay small: it only needs to know
- * where strings start and end and which strings are object keys. The answer is the problem's detail, which names no
- * key: a problem never carries what the client sent (docs/api.md, "Errors").
+ * where strings start and end and which strings are object keys. Its detail names no key (docs/api.md, "Errors").
  */
 const structuralProblem = (text: string): string | undefined => {
   const keysPerObject: Array<Set<string> | undefined> = []
@@ -64,16 +59,16 @@ export const readJson = (bytes: Uint8Array): JsonReadResult => {
   try {
     text = utf8.decode(bytes)
   } catch {
-    return fail(DETAIL.notUtf8)
+    return { ok: false, detail: DETAIL.notUtf8 }
   }
   let value: unknown
   try {
     value = JSON.parse(text)
   } catch {
-    return fail(DETAIL.notJson)
+    return { ok: false, detail: DETAIL.notJson }
   }
   const problem = structuralProblem(text)
-  return problem === undefined ? { ok: true, value } : fail(problem)
+  return problem === undefined ? { ok: true, value } : { ok: false, detail: problem }
 }
 
 export const isJsonObject = (value: unknown): value is Record<string, unknown> =>

@@ -15,14 +15,12 @@ export const header = (request: HttpRequest, name: string): string | undefined =
  * The first transfer coding other than `chunked` (RFC 9112 6.1: a server answers 501 to one it does not implement),
  * or undefined; the body is never read as if the coding were not there (docs/api.md, "Precise rules").
  */
-const unimplementedTransferCoding = (transferEncoding: string | undefined): string | undefined => {
-  if (transferEncoding === undefined || transferEncoding.toLowerCase() === "chunked") return undefined
-  for (const coding of transferEncoding.split(",")) {
-    const name = coding.trim().toLowerCase()
-    if (name !== "chunked") return name.slice(0, 64)
-  }
-  return undefined
-}
+const unimplementedTransferCoding = (transferEncoding: string | undefined): string | undefined =>
+  transferEncoding
+    ?.split(",")
+    .map((coding) => coding.trim().toLowerCase())
+    .find((name) => name !== "chunked")
+    ?.slice(0, 64)
 
 /**
  * The reader of the body the request sent, or undefined when it sent none (docs/api.md, "Precise rules"): a chunked
@@ -44,22 +42,17 @@ export const sentBodyReader = (request: HttpRequest): HttpRequest["readBody"] =>
 export const bodyHeadersRefusal = (request: HttpRequest, limit: number): Problem | undefined => {
   const coding = unimplementedTransferCoding(header(request, "transfer-encoding"))
   if (coding !== undefined) return problem("not_implemented", PROBLEMS.not_implemented.detail.transferCoding(coding))
-  if (!isJsonMediaType(header(request, "content-type"))) return UNSUPPORTED_MEDIA_TYPE
+  if (!isJsonMediaType(header(request, "content-type"))) return problem("unsupported_media_type")
   if (Number(header(request, "content-length") ?? 0) > limit) return tooLarge(limit)
   return undefined
 }
 
 export type JsonBody = { readonly ok: true; readonly json: unknown } | { readonly ok: false; readonly problem: Problem }
 
-const UNSUPPORTED_MEDIA_TYPE = problem("unsupported_media_type")
-const tooLarge = (limit: number): Problem =>
-  problem("payload_too_large", PROBLEMS.payload_too_large.detail.overLimit(limit))
+const tooLarge = (limit: number) => problem("payload_too_large", PROBLEMS.payload_too_large.detail.overLimit(limit))
 const refused = (problem: Problem): JsonBody => ({ ok: false, problem })
 const EMPTY_OBJECT: JsonBody = { ok: true, json: {} }
 const NO_BODY_REQUIRED = refused(problem("invalid_json", PROBLEMS.invalid_json.detail.bodyRequired))
-const UNREADABLE = refused(problem("invalid_json", PROBLEMS.invalid_json.detail.unreadable))
-const TIMED_OUT = refused(problem("request_timeout"))
-const NOT_AN_OBJECT = refused(problem("invalid_body"))
 
 /** What no body (none sent, or zero bytes) stands for: 400 where one is required, else `{}` (docs/api.md, "Precise rules"). */
 export const noBody = (body: BodySpec): JsonBody => (body.required ? NO_BODY_REQUIRED : EMPTY_OBJECT)
@@ -71,10 +64,10 @@ export const noBody = (body: BodySpec): JsonBody => (body.required ? NO_BODY_REQ
  */
 export const jsonBody = (read: BodyReadResult, body: BodySpec, limit: number): JsonBody => {
   if (read._tag === "TooLarge") return refused(tooLarge(limit))
-  if (read._tag === "Aborted") return UNREADABLE
-  if (read._tag === "TimedOut") return TIMED_OUT
+  if (read._tag === "Aborted") return refused(problem("invalid_json", PROBLEMS.invalid_json.detail.unreadable))
+  if (read._tag === "TimedOut") return refused(problem("request_timeout"))
   if (read.bytes.length === 0) return noBody(body)
   const parsed = readJson(read.bytes)
   if (!parsed.ok) return refused(problem("invalid_json", parsed.detail))
-  return isJsonObject(parsed.value) ? { ok: true, json: parsed.value } : NOT_AN_OBJECT
+  return isJsonObject(parsed.value) ? { ok: true, json: parsed.value } : refused(problem("invalid_body"))
 }

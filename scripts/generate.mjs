@@ -1,8 +1,11 @@
-// `npm run generate` (after `tsc -b`): rewrites every generated artefact of the repository from what it is generated
-// from, reading the built packages. Each artefact has a test that fails, saying to run `npm run generate`, while the
-// committed file differs from a fresh generation (docs/contributing.md, "Generated files").
+// `npm run generate`: rewrites every generated artefact of the repository from what it is generated from, reading the
+// built packages. Each artefact has a test that fails, saying to run `npm run generate`, while the committed file
+// differs from a fresh generation (docs/contributing.md, "Generated files").
+// It runs in two stages, so that a new operation needs one command: `--sources` rewrites the generated sources (built
+// with `tsc -b --noCheck` first, since a stale generated source does not type-check), then, once `tsc -b` has built
+// and checked them, the rest is made from the fresh build (the client's bundles read the built routes).
 import { readFileSync, writeFileSync } from "node:fs"
-import { stdout } from "node:process"
+import { argv, stdout } from "node:process"
 import { URL } from "node:url"
 import { replaceBetween } from "@accord/cli-options"
 import { makeOpenApiDocument, operationRoutesModule } from "@accord/contract"
@@ -19,6 +22,7 @@ export const GENERATED = [
   {
     // packages/contract/test/operation-routes.test.ts
     file: "packages/contract/src/operation-routes.generated.ts",
+    source: true,
     generate: () => operationRoutesModule()
   },
   {
@@ -61,7 +65,10 @@ const currentText = (url) => {
   }
 }
 
-for (const { file, generate } of GENERATED) {
+const sourcesOnly = argv.includes("--sources")
+
+for (const { file, source, generate } of GENERATED) {
+  if (sourcesOnly && source !== true) continue
   const url = new URL(file, root)
   const current = currentText(url)
   const fresh = await generate(current)

@@ -23,13 +23,7 @@ const tokens = {
   clientToken: "web-demo-client-5d8e61"
 }
 /** What only a runner that seeded its own store can check: without `seeded` facts the runner skips these. */
-const SEEDED = [
-  "ACC-auth-padded-512-token",
-  "ACC-preferences-first-get",
-  "ACC-preferences-first-put",
-  "ACC-payment-methods-seeded-default",
-  "ACC-payment-methods-empty-list"
-]
+const SEEDED = httpAudits.filter((audit) => audit.needs.includes("seeded")).map((audit) => audit.id)
 const languageTags: { readonly cases: ReadonlyArray<{ readonly sent: string; readonly stored: string | null }> } =
   JSON.parse(readFileSync(join(repoRoot, "packages/core/test/fixtures/language-tags.json"), "utf8"))
 

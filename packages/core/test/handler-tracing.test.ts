@@ -1,5 +1,6 @@
 import {
   type AccordServices,
+  applyMerge,
   Authenticator,
   defaultPreferenceValues,
   PasswordHash,
@@ -7,6 +8,7 @@ import {
   PaymentMethods,
   PlanEntries,
   type Preferences,
+  PreferencesKind,
   PreferencesStore,
   Principal,
   StoreAdmin,
@@ -61,7 +63,7 @@ const ports: Layer.Layer<AccordServices> = Layer.mergeAll(
     PreferencesStore,
     PreferencesStore.of({
       getOrCreate: () => Effect.succeed(record),
-      update: (_userId, _now, change) => Effect.sync(() => change(record))
+      update: (_userId, merge) => Effect.sync(() => applyMerge(PreferencesKind, record, merge))
     })
   ),
   Layer.succeed(

@@ -1,3 +1,8 @@
+export {
+  DEFAULT_CREDENTIAL_CACHE_CAPACITY,
+  DEFAULT_CREDENTIAL_CACHE_TTL_MS,
+  type CredentialCacheOptions
+} from "./credentials.js"
 export { DatabaseTimeout, fromDriverError, isConnectionError, isStoreFull } from "./connection-errors.js"
 export { DATA_DIR_LOCK_FILE, DataDirInUse, DataDirRefused, DataDirUnusable, type DataDirError } from "./data-dir.js"
 export {

@@ -41,7 +41,11 @@ export const lockUserDefaults = (tx: SqlClient, userId: UserId) =>
 
 /**
  * One statement, so one round trip: the function (migration 2) locks the user, checks ownership and moves the
- * default inside the statement's own transaction, and the lock is never held while a reply crosses the network.
+ * default inside the statement's own transaction, and the lock is never held while a reply crosses the network. An
+ * outbox row (the events issue) joins it in the same statement, so in the same transaction:
+ * `WITH chosen AS (SELECT * FROM accord_set_default_payment_method(...)), event AS (INSERT INTO outbox ... SELECT ...
+ * FROM chosen) SELECT ... FROM chosen`; to write one only for a real change, the function would also return whether it
+ * moved the default (a later migration).
  */
 const setDefault = (sql: SqlClient, userId: UserId, id: PaymentMethodId, now: Date) =>
   Effect.flatMap(

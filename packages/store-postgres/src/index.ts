@@ -26,6 +26,7 @@ export {
   type PgliteExecutorOptions
 } from "./pglite-executor.js"
 export { makePoolExecutor, type PoolExecutorOptions } from "./pg-executor.js"
+export { oneCallQueries } from "./pglite-protocol.js"
 export type { SqlClient, SqlExecutor } from "./sql-executor.js"
 export { runMigrateCli, type CliOutput } from "./migrate-cli.js"
 export { makeSqlStore } from "./store.js"

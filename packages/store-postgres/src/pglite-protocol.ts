@@ -34,6 +34,8 @@ export const oneCallQueries = (db: PGlite): PgliteDatabase => {
   let named = 0
   return {
     query: async (text, params = []) => {
+      // First, so that a parameter it cannot write leaves no name behind for a statement never parsed.
+      const values = params.map(textOf)
       let name = names.get(text)
       const parseNow = params.length > 0 && name === undefined
       if (parseNow) {
@@ -45,7 +47,7 @@ export const oneCallQueries = (db: PGlite): PgliteDatabase => {
           ? protocol.serialize.query(text)
           : concat([
               ...(parseNow ? [protocol.serialize.parse({ name, text })] : []),
-              protocol.serialize.bind({ statement: name, values: params.map(textOf) }),
+              protocol.serialize.bind({ statement: name, values }),
               protocol.serialize.describe({ type: "P" }),
               protocol.serialize.execute({}),
               protocol.serialize.sync()

@@ -17,6 +17,7 @@ import {
 import {
   DEFAULT_CREDENTIAL_CACHE_TTL_MS,
   makePgliteExecutor,
+  oneCallQueries,
   SqlStoreLive,
   type SqlExecutor
 } from "@accord/store-postgres"
@@ -49,7 +50,7 @@ const countedStore = (ttlMs?: number) =>
       Effect.promise(() => PGlite.create()),
       (open) => Effect.promise(() => open.close())
     )
-    const { executor, counter } = counting(yield* makePgliteExecutor(db))
+    const { executor, counter } = counting(yield* makePgliteExecutor(oneCallQueries(db)))
     const context = yield* Layer.build(
       SqlStoreLive(executor, undefined, ttlMs === undefined ? {} : { credentialCacheTtlMs: ttlMs })
     )

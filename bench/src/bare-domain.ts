@@ -33,7 +33,7 @@ export interface BareStore {
   nextPreferencesId: number
 }
 
-const digest = (token: string): string => createHash("sha256").update(token, "utf8").digest("hex")
+export const digest = (token: string): string => createHash("sha256").update(token, "utf8").digest("hex")
 
 export const makeBareStore = (users: number): BareStore => {
   const store: BareStore = {
@@ -109,18 +109,28 @@ export const NOT_FOUND_DETAIL = "No resource exists at this address."
 export const VALIDATION_FAILED_DETAIL = "Some fields are invalid."
 export const INVALID_BODY_DETAIL = "The body must be a JSON object."
 
-const ok = (body: unknown): BareResponse => ({ status: 200, headers: responseHeaders(200), body: JSON.stringify(body) })
+export const ok = (body: unknown): BareResponse => ({
+  status: 200,
+  headers: responseHeaders(200),
+  body: JSON.stringify(body)
+})
 
-const TOKEN = /^[A-Za-z0-9._~+/-]{1,512}=*$/
+export const TOKEN = /^[A-Za-z0-9._~+/-]{1,512}=*$/
 
-/** `Bearer <token>` / `Token <token>` -> the user id, or undefined. */
-export const authenticate = (store: BareStore, header: string | undefined): string | undefined => {
+/** `Bearer <token>` / `Token <token>` -> the token, or undefined. */
+export const tokenOf = (header: string | undefined): string | undefined => {
   if (header === undefined) return undefined
   const space = header.indexOf(" ")
   if (space < 0) return undefined
   const scheme = header.slice(0, space).toLowerCase()
   if (scheme !== "bearer" && scheme !== "token") return undefined
-  return authenticateToken(store, header.slice(space + 1).trimStart())
+  return header.slice(space + 1).trimStart()
+}
+
+/** `Bearer <token>` / `Token <token>` -> the user id, or undefined. */
+export const authenticate = (store: BareStore, header: string | undefined): string | undefined => {
+  const token = tokenOf(header)
+  return token === undefined ? undefined : authenticateToken(store, token)
 }
 
 /** The token itself (the scheme already taken off) -> the user id, or undefined. Digest lookup, then a constant-time compare. */
@@ -176,8 +186,8 @@ const preferencesView = (record: PreferencesRecord): PreferencesView => ({
   updated_at: record.updatedAt
 })
 
-/** Merge-PUT of the language preferences with the field checks of docs/api.md ("Precise rules"). */
-export const updatePreferences = (store: BareStore, user: string, body: unknown): BareResponse => {
+/** The field checks of a preferences PUT (docs/api.md, "Precise rules"): the checked change, or the 400 to answer. */
+export const readPreferencesChange = (body: unknown): PreferencesChange | BareResponse => {
   if (!isObject(body)) return problem(400, "invalid_body", INVALID_BODY_DETAIL)
   let language: string | undefined
   let timezone: number | undefined
@@ -206,7 +216,15 @@ export const updatePreferences = (store: BareStore, user: string, body: unknown)
       mfaEnabled = value
     } else return problem(400, "validation_failed", VALIDATION_FAILED_DETAIL)
   }
-  return ok(mergePreferences(store, user, { language, timezone, mfa_enabled: mfaEnabled }))
+  return { language, timezone, mfa_enabled: mfaEnabled }
+}
+
+export const isBareResponse = (value: PreferencesChange | BareResponse): value is BareResponse => "status" in value
+
+/** Merge-PUT of the language preferences with the field checks of docs/api.md ("Precise rules"). */
+export const updatePreferences = (store: BareStore, user: string, body: unknown): BareResponse => {
+  const change = readPreferencesChange(body)
+  return isBareResponse(change) ? change : ok(mergePreferences(store, user, change))
 }
 
 /** Checked fields of a preferences PUT (language already canonical); absent ones keep their stored value. */

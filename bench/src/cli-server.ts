@@ -68,6 +68,8 @@ export interface CliServerOptions {
   readonly quiet: boolean
   /** `--store pglite --data-dir DIR`; otherwise the default store, memory. */
   readonly dataDir?: string
+  /** `--store postgres --database-url URL --database-schema SCHEMA`. */
+  readonly postgres?: { readonly url: string; readonly schema: string }
   /** Options for Node itself (e.g. --cpu-prof). */
   readonly execArgv?: ReadonlyArray<string>
 }
@@ -84,7 +86,10 @@ export const startCliServer = (options: CliServerOptions): Promise<CliServer> =>
     "--seed",
     options.seedFile,
     ...(options.quiet ? ["--log-level", "warn"] : []),
-    ...(options.dataDir === undefined ? [] : ["--store", "pglite", "--data-dir", options.dataDir])
+    ...(options.dataDir === undefined ? [] : ["--store", "pglite", "--data-dir", options.dataDir]),
+    ...(options.postgres === undefined
+      ? []
+      : ["--store", "postgres", "--database-url", options.postgres.url, "--database-schema", options.postgres.schema])
   ]
   const child = spawn(process.execPath, args, { env: userEnvironment(), stdio: ["ignore", "pipe", stderr] })
   // The child holds its own copy of the descriptor; this one is only for reading the file.

@@ -37,6 +37,8 @@ export interface BenchConfig {
   readonly resultsPath: string | undefined
   /** Print what would be measured and how long it would take, measure nothing. */
   readonly plan: boolean
+  /** The PostgreSQL server of the SQL rows (the CLI on `--store postgres` and its bare baseline); none: not run. */
+  readonly databaseUrl: string | undefined
 }
 
 export const usage = `Usage: npm run bench -- [options]
@@ -59,6 +61,8 @@ export const usage = `Usage: npm run bench -- [options]
   --max-load N           first wait (up to 10 min) for the 1-minute load average to fall below N (BENCH_MAX_LOAD)
   --cpu-prof-dir DIR     run the servers with --cpu-prof, profiles in DIR (BENCH_CPU_PROF_DIR)
   --results FILE         write the report there (BENCH_RESULTS)
+  --database-url URL     PostgreSQL for the CLI on --store postgres and bare Fastify + pg (BENCH_DATABASE_URL); each
+                         works in a schema of the run's own, dropped at the end; without it those rows are not run
   --quick                a first look: 1 round, 2 s initial warm-up, PUT language only (each can still be set)
   --plan                 print the servers, loads and expected duration, and stop
   --help
@@ -79,7 +83,8 @@ const OPTIONS = {
   "memory-users": "BENCH_MEMORY_USERS",
   "max-load": "BENCH_MAX_LOAD",
   "cpu-prof-dir": "BENCH_CPU_PROF_DIR",
-  results: "BENCH_RESULTS"
+  results: "BENCH_RESULTS",
+  "database-url": "BENCH_DATABASE_URL"
 } as const
 type OptionName = keyof typeof OPTIONS
 
@@ -157,7 +162,8 @@ export const parseBenchConfig = (
       maxLoad: maxLoad === undefined ? undefined : number("max-load", 0),
       cpuProfileDir: text("cpu-prof-dir"),
       resultsPath: text("results"),
-      plan: values.plan === true
+      plan: values.plan === true,
+      databaseUrl: text("database-url")
     }
   }
 }

@@ -26,7 +26,10 @@ const workDir = mkdtempSync(join(tmpdir(), "accord-profile-"))
 const context = {
   users: Number(process.env["BENCH_USERS"] ?? 1000),
   workDir,
-  execArgv: ["--cpu-prof", `--cpu-prof-dir=${target}`]
+  execArgv: ["--cpu-prof", `--cpu-prof-dir=${target}`],
+  // The SQL servers' PostgreSQL (their schemas are left behind: drop `bench_*_profile`).
+  databaseUrl: process.env["BENCH_DATABASE_URL"] || undefined,
+  runId: "profile"
 }
 writeSeedFile(context)
 const server = await startBenchServer(kind, context)

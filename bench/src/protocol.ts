@@ -13,7 +13,9 @@ export const SERVER_KINDS = [
   "express-bare",
   "hono-bare",
   "fastify-tsrest",
-  "effect-httpapi"
+  "effect-httpapi",
+  "fastify-bare-pg",
+  "fastify-bare-pglite"
 ] as const
 export type ServerKind = (typeof SERVER_KINDS)[number]
 
@@ -57,8 +59,23 @@ export const CLI_PGLITE = "cli-fastify-pglite-warn" as const
 /** The memory-store server the PGlite row is read against. */
 export const CLI_PGLITE_AGAINST = "cli-fastify-warn" as const satisfies CliKind
 
+/**
+ * The Fastify CLI on `--store postgres` (a pool of 10, its default) at its default log level, as issue 29 measured it,
+ * beside bare Fastify doing the same work by hand on node-postgres (`fastify-bare-pg`, bare-sql.ts); and PGlite's
+ * row (`CLI_PGLITE`) beside the same bare baseline on PGlite (`fastify-bare-pglite`). PUT language only.
+ */
+export const CLI_POSTGRES = "cli-fastify-postgres" as const
+export const SQL_BARE_OF = {
+  [CLI_POSTGRES]: "fastify-bare-pg",
+  [CLI_PGLITE]: "fastify-bare-pglite"
+} as const satisfies Record<string, ServerKind>
+export type SqlKind = keyof typeof SQL_BARE_OF | (typeof SQL_BARE_OF)[keyof typeof SQL_BARE_OF]
+/** The servers on a SQL database, measured on PUT language only (the bare ones serve nothing else). */
+export const SQL_KINDS: ReadonlyArray<SqlKind> = [CLI_POSTGRES, "fastify-bare-pg", CLI_PGLITE, "fastify-bare-pglite"]
+export const isSqlKind = (kind: string): kind is SqlKind => SQL_KINDS.some((sql) => sql === kind)
+
 /** Every server the HTTP sections can measure. */
-export type BenchServerKind = ServerKind | CliKind | typeof CLI_PGLITE
+export type BenchServerKind = ServerKind | CliKind | typeof CLI_PGLITE | typeof CLI_POSTGRES
 
 export interface ServerReady {
   readonly type: "ready"

@@ -6,8 +6,10 @@ import {
   CLI_BARE_OF,
   CLI_PGLITE,
   CLI_PGLITE_AGAINST,
+  CLI_POSTGRES,
   cliKind,
   PEER_KINDS,
+  SQL_BARE_OF,
   type AdapterKind,
   type BenchServerKind,
   type CliAdapter,
@@ -33,6 +35,13 @@ export interface HttpRun {
   readonly logLinesPerRequest: number | undefined
 }
 
+/** Statements and round trips per PUT language of a server on PostgreSQL, counted outside the measured runs. */
+export interface StatementCount {
+  readonly kind: BenchServerKind
+  readonly statementsPerRequest: number
+  readonly roundTripsPerRequest: number
+}
+
 export interface ReportInput {
   readonly machine: {
     readonly cpu: string
@@ -56,6 +65,7 @@ export interface ReportInput {
     readonly users: number
   }
   readonly http: ReadonlyArray<HttpRun>
+  readonly statements?: ReadonlyArray<StatementCount>
   readonly micro: ReadonlyArray<MicroResult>
   readonly memory: MemoryResult | undefined
   readonly remainingCosts: string
@@ -118,7 +128,10 @@ const LABELS: Readonly<Record<BenchServerKind, string>> = {
       [cliKind(adapter, "warn"), `${ADAPTER_NAMES[adapter]} CLI, log warn`]
     ])
   ) as Record<`cli-${CliAdapter}` | `cli-${CliAdapter}-warn`, string>),
-  [CLI_PGLITE]: "Fastify CLI on PGlite, log warn"
+  [CLI_PGLITE]: "Fastify CLI on PGlite, log warn",
+  [CLI_POSTGRES]: "Fastify CLI on PostgreSQL",
+  "fastify-bare-pg": "bare Fastify + pg",
+  "fastify-bare-pglite": "bare Fastify + PGlite"
 }
 
 const FRAMEWORK_OF: Readonly<Record<AdapterKind, "fastify" | "koa">> = {
@@ -409,6 +422,100 @@ const pgliteSection = (input: ReportInput): string => {
   ].join("\n")
 }
 
+/** Issue 29's target: the CLI on PostgreSQL at least this share of bare Fastify + pg, in req/s and CPU per request. */
+export const SQL_TARGET = 1.0
+
+/** The CLI on PostgreSQL and on PGlite beside bare Fastify doing the same work by hand on the same database. */
+const sqlSection = (input: ReportInput): string => {
+  const pairs = [CLI_POSTGRES, CLI_PGLITE] as const
+  const groups = groupsOf(input.http).filter((group) =>
+    pairs.some((kind) => runsOf(group, kind).length > 0 && runsOf(group, SQL_BARE_OF[kind]).length > 0)
+  )
+  if (groups.length === 0) return ""
+  const counted = (kind: BenchServerKind) => input.statements?.find((count) => count.kind === kind)
+  const rows = (mode: MachineMode) =>
+    groups
+      .filter((group) => group.mode === mode)
+      .flatMap((group) =>
+        pairs.flatMap((kind) => {
+          const bare = SQL_BARE_OF[kind]
+          const ours = summaryOf(group, kind)
+          const theirs = summaryOf(group, bare)
+          const ratios = compare(group, kind, bare)
+          if (ours === undefined || theirs === undefined || ratios === undefined) return []
+          const statements = (server: BenchServerKind) => {
+            const count = counted(server)
+            return count === undefined
+              ? "n/c"
+              : `${fixed(count.statementsPerRequest, 2)} / ${fixed(count.roundTripsPerRequest, 2)}`
+          }
+          return [
+            [
+              String(group.connections),
+              group.scenario,
+              LABELS[kind],
+              thousands(ours.requestsPerSecond),
+              thousands(theirs.requestsPerSecond),
+              fixed(ratios.throughput, 2),
+              fixed(ours.cpuMicrosPerRequest, 0),
+              fixed(theirs.cpuMicrosPerRequest, 0),
+              fixed(ratios.cpu, 2),
+              fixed(ours.p99Ms, 1),
+              fixed(theirs.p99Ms, 1),
+              statements(kind),
+              statements(bare)
+            ]
+          ]
+        })
+      )
+  return [
+    "## The SQL stores (issue 29)",
+    "",
+    "The Fastify CLI on `--store postgres` (a pool of 10, default log level, a schema of the run's own on " +
+      "`--database-url`) beside bare Fastify + pg doing PUT language by hand (bench/src/bare-sql.ts: the token's " +
+      "digest looked up, the same checks, one `INSERT ... ON CONFLICT DO UPDATE`; two unnamed statements, no cache, a " +
+      "pool of 10); and the Fastify CLI on PGlite (`--log-level warn`, a data directory) beside the same bare server " +
+      "on PGlite. Ratios: req/s ours over theirs; CPU theirs over ours (above 1: Accord spends less per request). " +
+      "Statements / round trips per request were counted by a proxy in front of PostgreSQL (bench/src/pg-counter.ts) " +
+      "on a second instance, 100 requests one at a time, outside the measured runs; PGlite has no wire to count (n/c: " +
+      "the store's counts are those of packages/store-postgres/test/round-trips.test.ts, one statement a write, the " +
+      "token cached; the bare one sends two).",
+    "",
+    ...tablePerMode(
+      input,
+      [
+        "connections",
+        "scenario",
+        "server",
+        "req/s",
+        "bare req/s",
+        "req/s ratio",
+        "CPU µs/req",
+        "bare CPU µs/req",
+        "CPU ratio",
+        "p99 ms",
+        "bare p99 ms",
+        "statements / round trips per req",
+        "bare: statements / round trips"
+      ],
+      rows
+    ),
+    ...sqlAcceptanceLines(input).map((line) => `- ${line}`)
+  ].join("\n")
+}
+
+/** The CLI on PostgreSQL against bare Fastify + pg at each connection count above the first (50 by default). */
+export const sqlAcceptanceLines = (input: ReportInput): ReadonlyArray<string> =>
+  groupsOf(input.http).flatMap((group) => {
+    const ratios = compare(group, CLI_POSTGRES, SQL_BARE_OF[CLI_POSTGRES])
+    if (ratios === undefined || group.connections < Math.max(...input.config.connections)) return []
+    const met = ratios.throughput >= SQL_TARGET && ratios.cpu >= SQL_TARGET
+    return [
+      `${met ? "PASS" : "FAIL"}  ${groupLabel(group)}: ${LABELS[CLI_POSTGRES]} against ${LABELS[SQL_BARE_OF[CLI_POSTGRES]]}: ` +
+        `req/s ${fixed(ratios.throughput, 2)} >= ${SQL_TARGET}, CPU/req ${fixed(ratios.cpu, 2)} >= ${SQL_TARGET} (issue 29)`
+    ]
+  })
+
 /** One line per comparison the issue sets a target for, with pass/fail per figure. */
 export const acceptanceLines = (input: ReportInput): ReadonlyArray<string> => {
   const modes = modesOf(input)
@@ -642,6 +749,7 @@ export const renderReport = (input: ReportInput): { readonly console: string; re
   const sections = [
     cliSection(input),
     pgliteSection(input),
+    sqlSection(input),
     acceptanceSection(input),
     adaptersSection(input),
     serversSection(input),

@@ -1,23 +1,35 @@
+import { randomBytes } from "node:crypto"
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { availableParallelism, loadavg, release, tmpdir, totalmem } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
-import { benchHeaders, type Scenario } from "./fixtures.js"
+import { benchHeaders, scenarios as allScenarios, type Scenario } from "./fixtures.js"
 import { behavedAs, calibrate, startBusyLoop, type Calibration } from "./machine.js"
 import { isCompleteRun, parseBenchConfig, usage, type BenchConfig } from "./options.js"
 import { cpuSecondsOf, forkChild, messageOf, runLoad, stopChild } from "./processes.js"
+import { startStatementCounter } from "./pg-counter.js"
 import {
   BARE_OF,
   CLI_BARE_OF,
   CLI_PGLITE,
+  CLI_POSTGRES,
   cliKind,
+  isSqlKind,
+  SQL_BARE_OF,
   type AdapterKind,
   type BenchServerKind,
   type MemoryResult,
   type MicroResult
 } from "./protocol.js"
-import { renderReport, type HttpRun } from "./report.js"
-import { cliOptionsOf, startBenchServer, writeSeedFile, type BenchServer, type ServerContext } from "./servers.js"
+import { renderReport, type HttpRun, type StatementCount } from "./report.js"
+import {
+  cliOptionsOf,
+  schemaOf,
+  startBenchServer,
+  writeSeedFile,
+  type BenchServer,
+  type ServerContext
+} from "./servers.js"
 
 /**
  * `npm run bench [-- options]`: the CLI server as users run it (each adapter, default log level and `--log-level
@@ -54,7 +66,10 @@ const ORDER: ReadonlyArray<BenchServerKind> = [
   "fastify-accord",
   "cli-fastify",
   "cli-fastify-warn",
+  "fastify-bare-pglite",
   "cli-fastify-pglite-warn",
+  "fastify-bare-pg",
+  "cli-fastify-postgres",
   "fastify-tsrest",
   "koa-bare",
   "koa-accord",
@@ -80,17 +95,23 @@ const HTTP_SECTION_KINDS: ReadonlyArray<BenchServerKind> = [
 
 /**
  * The CLI comparison: each selected adapter at both log levels, its bare framework, and ts-rest; with Fastify (the
- * default adapter), also the PGlite store next to the memory store.
+ * default adapter), also the PGlite store next to the memory store and to bare Fastify on PGlite, and with
+ * `--database-url` the CLI on PostgreSQL next to bare Fastify + pg.
  */
 const cliSectionKinds = (config: BenchConfig): ReadonlyArray<BenchServerKind> => [
   ...config.adapters.flatMap((adapter) => [
     cliKind(adapter, "default"),
     cliKind(adapter, "warn"),
     CLI_BARE_OF[adapter],
-    ...(adapter === "fastify" ? [CLI_PGLITE] : [])
+    ...(adapter === "fastify" ? [CLI_PGLITE, SQL_BARE_OF[CLI_PGLITE]] : []),
+    ...(adapter === "fastify" && config.databaseUrl !== undefined ? [CLI_POSTGRES, SQL_BARE_OF[CLI_POSTGRES]] : [])
   ]),
   "fastify-tsrest"
 ]
+
+/** The servers a scenario is measured on: the SQL rows (bare-sql.ts) serve PUT language only. */
+const servingScenario = (kind: BenchServerKind, scenario: Scenario): boolean =>
+  !isSqlKind(kind) || scenario.id === "language" || kind === CLI_PGLITE
 
 const ordered = (kinds: Iterable<BenchServerKind>): ReadonlyArray<BenchServerKind> => {
   const wanted = new Set(kinds)
@@ -114,11 +135,15 @@ const loadCases = (config: BenchConfig): ReadonlyArray<LoadCase> => {
   if (all.length === 0) return []
   const [first = 10, ...others] = config.connections
   const wide = config.scenarios.filter((scenario) => config.wideScenarios.includes(scenario))
+  const serving = (kinds: ReadonlyArray<BenchServerKind>, scenario: Scenario) =>
+    kinds.filter((kind) => servingScenario(kind, scenario))
   return [
-    ...config.scenarios.map((scenario) => ({ scenario, connections: first, kinds: all })),
+    ...config.scenarios.map((scenario) => ({ scenario, connections: first, kinds: serving(all, scenario) })),
     ...(cli.length === 0
       ? []
-      : others.flatMap((connections) => wide.map((scenario) => ({ scenario, connections, kinds: ordered(cli) }))))
+      : others.flatMap((connections) =>
+          wide.map((scenario) => ({ scenario, connections, kinds: serving(ordered(cli), scenario) }))
+        ))
   ]
 }
 
@@ -175,6 +200,7 @@ const checkEquivalent = async (
   const running = [...servers.keys()]
   for (const scenario of scenarios) {
     for (const kind of running) {
+      if (!servingScenario(kind, scenario)) continue
       const reference = referenceOf(kind, running)
       if (reference === undefined) continue
       const [a, b] = await Promise.all([
@@ -190,22 +216,94 @@ const checkEquivalent = async (
   }
 }
 
-const runHttp = async (config: BenchConfig, cases: ReadonlyArray<LoadCase>): Promise<ReadonlyArray<HttpRun>> => {
-  if (cases.length === 0) return []
+/** Requests of the statement probe, after as many unmeasured ones. */
+const PROBE_REQUESTS = 100
+
+/**
+ * Statements and round trips per PUT language of each server on PostgreSQL, counted by a proxy (pg-counter.ts) in
+ * front of a second instance of it on the same schema, one request at a time: outside the measured runs, which go to
+ * PostgreSQL directly.
+ */
+const countStatements = async (
+  kinds: ReadonlyArray<BenchServerKind>,
+  context: ServerContext
+): Promise<ReadonlyArray<StatementCount>> => {
+  const counts: Array<StatementCount> = []
+  const language = allScenarios.find((scenario) => scenario.id === "language")
+  if (context.databaseUrl === undefined || language === undefined) return counts
+  for (const kind of kinds.filter((sql) => sql === CLI_POSTGRES || sql === SQL_BARE_OF[CLI_POSTGRES])) {
+    const counter = await startStatementCounter(context.databaseUrl)
+    const server = await startBenchServer(kind, { ...context, databaseUrl: counter.url })
+    try {
+      const send = async (index: number) => {
+        const request = language.requests[index % language.requests.length]
+        if (request === undefined) return
+        const response = await fetch(server.url + request.path, {
+          method: "PUT",
+          headers: benchHeaders,
+          body: request.body
+        })
+        if (response.status !== 200) throw new Error(`${kind}: the statement probe got ${response.status}`)
+        await response.arrayBuffer()
+      }
+      for (let index = 0; index < PROBE_REQUESTS; index++) await send(index)
+      const before = counter.counts()
+      for (let index = 0; index < PROBE_REQUESTS; index++) await send(index)
+      const after = counter.counts()
+      counts.push({
+        kind,
+        statementsPerRequest: (after.statements - before.statements) / PROBE_REQUESTS,
+        roundTripsPerRequest: (after.roundTrips - before.roundTrips) / PROBE_REQUESTS
+      })
+      console.log(
+        `${kind}: ${counts.at(-1)?.statementsPerRequest} statements, ${counts.at(-1)?.roundTripsPerRequest} round trips per PUT language`
+      )
+    } finally {
+      await server.stop()
+      await counter.close()
+    }
+  }
+  return counts
+}
+
+/** Drops the PostgreSQL schemas the run's servers made. */
+const dropSchemas = async (kinds: ReadonlyArray<BenchServerKind>, context: ServerContext): Promise<void> => {
+  if (context.databaseUrl === undefined) return
+  const pgKinds = kinds.filter((kind) => kind === CLI_POSTGRES || kind === SQL_BARE_OF[CLI_POSTGRES])
+  if (pgKinds.length === 0) return
+  const { default: pg } = await import("pg")
+  const client = new pg.Client({ connectionString: context.databaseUrl })
+  await client.connect()
+  try {
+    for (const kind of pgKinds) await client.query(`DROP SCHEMA IF EXISTS "${schemaOf(kind, context)}" CASCADE`)
+  } finally {
+    await client.end()
+  }
+}
+
+const runHttp = async (
+  config: BenchConfig,
+  cases: ReadonlyArray<LoadCase>
+): Promise<{ readonly runs: ReadonlyArray<HttpRun>; readonly statements: ReadonlyArray<StatementCount> }> => {
+  if (cases.length === 0) return { runs: [], statements: [] }
   const workDir = mkdtempSync(join(tmpdir(), "accord-bench-"))
   const context: ServerContext = {
     users: config.users,
     workDir,
-    execArgv: config.cpuProfileDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${config.cpuProfileDir}`]
+    execArgv: config.cpuProfileDir === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${config.cpuProfileDir}`],
+    databaseUrl: config.databaseUrl,
+    runId: randomBytes(4).toString("hex")
   }
+  const allKinds = ordered(cases.flatMap((entry) => entry.kinds))
   writeSeedFile(context)
   const servers = new Map<BenchServerKind, BenchServer>()
   let failed = false
   try {
-    for (const kind of ordered(cases.flatMap((entry) => entry.kinds))) {
+    for (const kind of allKinds) {
       servers.set(kind, await startBenchServer(kind, context))
     }
     await checkEquivalent(servers, config.scenarios)
+    const statements = await countStatements(allKinds, context)
     const [first] = cases
     if (config.initialWarmupSeconds > 0 && first !== undefined) {
       console.log(`warming up: ${config.initialWarmupSeconds} s per server and scenario`)
@@ -267,12 +365,13 @@ const runHttp = async (config: BenchConfig, cases: ReadonlyArray<LoadCase>): Pro
         await busyLoop?.stop()
       }
     }
-    return runs
+    return { runs, statements }
   } catch (error) {
     failed = true
     throw error
   } finally {
     await Promise.all([...servers.values()].map((server) => server.stop()))
+    await dropSchemas(allKinds, context).catch((error: unknown) => console.error("dropping the bench schemas:", error))
     // A failed run keeps the CLI servers' logs for a look.
     if (failed) console.error(`the servers' seed and logs are kept in ${workDir}`)
     else rmSync(workDir, { recursive: true, force: true })
@@ -354,7 +453,7 @@ const main = async (): Promise<void> => {
     console.log(describeCalibration(when, calibration))
   }
   if (cases.length > 0) await calibrateNow("before")
-  const http = await runHttp(config, cases)
+  const { runs: http, statements } = await runHttp(config, cases)
   if (cases.length > 0) await calibrateNow("after")
   const micro = config.sections.has("micro") ? await runMicro() : []
   const memory = config.sections.has("memory") ? await runMemory() : undefined
@@ -373,6 +472,7 @@ const main = async (): Promise<void> => {
     seconds: (Date.now() - started.getTime()) / 1000,
     config,
     http,
+    statements,
     micro,
     memory,
     remainingCosts: readFileSync(join(here, "..", "remaining-costs.md"), "utf8")

@@ -6,6 +6,7 @@ import { forkChild, messageOf, stopChild } from "./processes.js"
 import {
   CLI_ADAPTERS,
   CLI_PGLITE,
+  CLI_POSTGRES,
   cliKind,
   isServerKind,
   SERVER_KINDS,
@@ -18,24 +19,26 @@ import {
 export const BENCH_SERVER_KINDS: ReadonlyArray<BenchServerKind> = [
   ...SERVER_KINDS,
   ...CLI_ADAPTERS.flatMap((adapter) => [cliKind(adapter, "default"), cliKind(adapter, "warn")]),
-  CLI_PGLITE
+  CLI_PGLITE,
+  CLI_POSTGRES
 ]
 
 export const isBenchServerKind = (value: string | undefined): value is BenchServerKind =>
   BENCH_SERVER_KINDS.some((kind) => kind === value)
 
-/** How the CLI is started for a kind: its adapter, its log level, and whether it runs on PGlite. */
+/** How the CLI is started for a kind: its adapter, its log level, and its store. */
 export interface CliKindOptions {
   readonly adapter: CliAdapter
   readonly quiet: boolean
-  readonly pglite: boolean
+  readonly store: "memory" | "pglite" | "postgres"
 }
 
 /** `cli-koa-warn` -> koa at `--log-level warn`; undefined for server.ts's kinds. */
 export const cliOptionsOf = (kind: BenchServerKind): CliKindOptions | undefined => {
-  if (kind === CLI_PGLITE) return { adapter: "fastify", quiet: true, pglite: true }
+  if (kind === CLI_PGLITE) return { adapter: "fastify", quiet: true, store: "pglite" }
+  if (kind === CLI_POSTGRES) return { adapter: "fastify", quiet: false, store: "postgres" }
   const adapter = CLI_ADAPTERS.find((name) => kind === cliKind(name, "default") || kind === cliKind(name, "warn"))
-  return adapter === undefined ? undefined : { adapter, quiet: kind === cliKind(adapter, "warn"), pglite: false }
+  return adapter === undefined ? undefined : { adapter, quiet: kind === cliKind(adapter, "warn"), store: "memory" }
 }
 
 export interface BenchServer {
@@ -53,6 +56,18 @@ export interface ServerContext {
   readonly workDir: string
   /** Options for Node itself (e.g. --cpu-prof). */
   readonly execArgv: ReadonlyArray<string>
+  /** The PostgreSQL server of the SQL rows (`--database-url`), and the run's suffix for their schemas. */
+  readonly databaseUrl: string | undefined
+  readonly runId: string
+}
+
+/** The schema a PostgreSQL server of the run works in (dropped at the end of the run). */
+export const schemaOf = (kind: BenchServerKind, context: ServerContext): string =>
+  `bench_${kind.replace(/-/g, "_")}_${context.runId}`
+
+const needDatabase = (kind: BenchServerKind, context: ServerContext): string => {
+  if (context.databaseUrl === undefined) throw new Error(`${kind} needs --database-url`)
+  return context.databaseUrl
 }
 
 /** The seed file the CLI servers load: the users server.ts seeds into its stores. */
@@ -65,11 +80,14 @@ export const writeSeedFile = (context: ServerContext): string => {
 export const startBenchServer = async (kind: BenchServerKind, context: ServerContext): Promise<BenchServer> => {
   const cli = cliOptionsOf(kind)
   if (cli !== undefined) {
-    const { pglite, ...options } = cli
+    const { store, ...options } = cli
     const server = await startCliServer({
       ...options,
       // A directory of the run's own, created and initialised by this start (PGlite's initdb: seconds).
-      ...(pglite && { dataDir: join(context.workDir, `${kind}-data`) }),
+      ...(store === "pglite" && { dataDir: join(context.workDir, `${kind}-data`) }),
+      ...(store === "postgres" && {
+        postgres: { url: needDatabase(kind, context), schema: schemaOf(kind, context) }
+      }),
       seedFile: join(context.workDir, "seed.json"),
       logFile: join(context.workDir, `${kind}.log`),
       execArgv: context.execArgv
@@ -87,7 +105,13 @@ export const startBenchServer = async (kind: BenchServerKind, context: ServerCon
     }
   }
   if (!isServerKind(kind)) throw new Error(`unknown server ${kind}`)
-  const child = forkChild("server.js", [kind, String(context.users)], context.execArgv)
+  const where =
+    kind === "fastify-bare-pg"
+      ? [JSON.stringify({ url: needDatabase(kind, context), schema: schemaOf(kind, context) })]
+      : kind === "fastify-bare-pglite"
+        ? [join(context.workDir, `${kind}-data`)]
+        : []
+  const child = forkChild("server.js", [kind, String(context.users), ...where], context.execArgv)
   const { url } = await messageOf(child, "ready")
   return { kind, url, pid: child.pid, log: undefined, stop: () => stopChild(child) }
 }

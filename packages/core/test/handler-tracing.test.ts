@@ -1,8 +1,10 @@
 import {
   type AccordServices,
+  applyMerge,
   defaultPreferenceValues,
   PasswordHash,
   type Preferences,
+  PreferencesKind,
   Principal,
   Unauthenticated,
   Unavailable,
@@ -48,7 +50,7 @@ const ports: Layer.Layer<AccordServices> = stubPorts({
   planEntries: { insertIfAbsent: () => Effect.succeed(true), findByEmailKey: () => Effect.succeed(undefined) },
   preferences: {
     getOrCreate: () => Effect.succeed(record),
-    update: (_userId, _now, change) => Effect.sync(() => change(record))
+    update: (_userId, merge) => Effect.sync(() => applyMerge(PreferencesKind, record, merge))
   },
   paymentMethods: { listByUser: () => Effect.succeed([]) },
   storeAdmin: { ping: Effect.fail(new Unavailable({ reason: "store_unreachable", retryAfterSeconds: 1 })) },

@@ -33,7 +33,24 @@ export { canonicalLanguageTag, LanguageTag } from "./language-tag.js"
 export { notBefore } from "./timestamp.js"
 export { Principal } from "./principal.js"
 export type { PlanEntry, PlanEntrySignUp } from "./plan-entry.js"
-export { applyPatch, defaultPreferenceValues, type Preferences, type PreferencesPatch } from "./preferences.js"
+export {
+  applyMerge,
+  newMergeRecord,
+  sameVersion,
+  type Merge,
+  type MergeKind,
+  type MergeRecord,
+  type MergeRecordStore
+} from "./merge-record.js"
+export {
+  applyPatch,
+  defaultPreferenceValues,
+  PreferencesKind,
+  preferencesMerge,
+  type PreferenceFields,
+  type Preferences,
+  type PreferencesPatch
+} from "./preferences.js"
 export type { PaymentMethod } from "./payment-method.js"
 export { Seed, type SeedInput, type SeedReport } from "./seed.js"
 

@@ -1,23 +1,29 @@
 import { canonicalLanguageTag, LanguageTag } from "./language-tag.js"
 import { TimezoneOffset } from "./values/timezone.js"
-import { notBefore } from "./timestamp.js"
+import { applyMerge, type Merge, type MergeKind, type MergeRecord } from "./merge-record.js"
 
-/** A user's preferences record, one per user. */
-export interface Preferences {
-  readonly id: number
+/** The fields of a user's preferences: a merge record (`MergeRecord`), one per user. */
+export interface PreferenceFields {
   readonly language: LanguageTag
   readonly timezone: TimezoneOffset
   readonly mfaEnabled: boolean
-  readonly createdAt: Date
-  readonly updatedAt: Date
 }
 
+/** A user's preferences record, one per user. */
+export type Preferences = MergeRecord<PreferenceFields>
+
 /** The values a new record starts with (docs/api.md: created on first read or write). */
-export const defaultPreferenceValues = {
+export const defaultPreferenceValues: PreferenceFields = {
   language: LanguageTag.make("en"),
   timezone: TimezoneOffset.make(0),
   mfaEnabled: false
-} as const
+}
+
+/** The preferences as a kind of merge record: what the stores' generic merge-record code needs to know. */
+export const PreferencesKind: MergeKind<PreferenceFields> = {
+  fields: ["language", "timezone", "mfaEnabled"],
+  defaults: defaultPreferenceValues
+}
 
 /**
  * The values a caller asks for, checked where they came in: what `updateLanguagePreferences` merges. `language` is a
@@ -30,26 +36,19 @@ export interface PreferencesPatch {
   readonly mfaEnabled?: boolean
 }
 
-/**
- * Merges a patch into a record. `updatedAt` moves to `now` only when a value really changes, so a repeated PUT is
- * a no-op, and never backwards: `now` is taken before the store's lock, so a write that waited for another may carry
- * an earlier instant than the one stored (docs/api.md, "Precise rules"). `id` and `createdAt` never change. Returns the
- * same object when nothing changed.
- */
-export const applyPatch = (current: Preferences, patch: PreferencesPatch, now: Date): Preferences => {
-  const language = patch.language === undefined ? current.language : canonicalLanguageTag(patch.language)
-  const timezone = patch.timezone ?? current.timezone
-  const mfaEnabled = patch.mfaEnabled ?? current.mfaEnabled
-  // Plain comparisons: a tag is a string and an offset a number, brands aside.
-  if (language === current.language && timezone === current.timezone && mfaEnabled === current.mfaEnabled)
-    return current
-  // A literal rather than a spread: this runs on every PUT that changes something.
-  return {
-    id: current.id,
-    language,
-    timezone,
-    mfaEnabled,
-    createdAt: current.createdAt,
-    updatedAt: notBefore(now, current.updatedAt)
-  }
+/** The write a patch asks for at `now`: the domain's decisions (the canonical tag) made, for the store to apply. */
+export const preferencesMerge = (patch: PreferencesPatch, now: Date): Merge<PreferenceFields> => {
+  // Field by field rather than conditional spreads: this runs on every PUT.
+  const set: { -readonly [K in keyof PreferenceFields]?: PreferenceFields[K] } = {}
+  if (patch.language !== undefined) set.language = canonicalLanguageTag(patch.language)
+  if (patch.timezone !== undefined) set.timezone = patch.timezone
+  if (patch.mfaEnabled !== undefined) set.mfaEnabled = patch.mfaEnabled
+  return { set, at: now }
 }
+
+/**
+ * Merges a patch into a record (`applyMerge`): `updatedAt` moves to `now` only when a value really changes, and never
+ * backwards. Returns the same object when nothing changed.
+ */
+export const applyPatch = (current: Preferences, patch: PreferencesPatch, now: Date): Preferences =>
+  applyMerge(PreferencesKind, current, preferencesMerge(patch, now))

@@ -206,6 +206,17 @@ export const serverOptions = {
     default: 5_000,
     help: "the longest a database statement may take, its wait for a connection included; past it `503 unavailable`"
   }),
+  credentialCacheTtlMs: option({
+    group: group.store,
+    flag: "credential-cache-ttl-ms",
+    env: "CREDENTIAL_CACHE_TTL_MS",
+    type: integer(0, 60_000, "MS"),
+    // store-postgres's DEFAULT_CREDENTIAL_CACHE_TTL_MS, written out as the query timeout's is (a test checks they agree).
+    default: 5_000,
+    help:
+      "`postgres` and `pglite` stores: how long a token found in the database is accepted without asking again, so " +
+      "how long a deleted one keeps working; 0: no cache"
+  }),
   // No default: a directory relative to wherever the service happens to start would scatter databases.
   dataDir: option({
     group: group.store,

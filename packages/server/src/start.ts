@@ -71,13 +71,14 @@ const storeLayer = async (
   if (config.store === "pglite") {
     if (config.dataDir === undefined) throw new StartError("--store pglite needs --data-dir (DATA_DIR)")
     const { PgliteStoreLive } = await import("@accord/store-postgres")
-    return PgliteStoreLive({ dataDir: config.dataDir, onStoreFull })
+    return PgliteStoreLive({ dataDir: config.dataDir, onStoreFull, credentialCacheTtlMs: config.credentialCacheTtlMs })
   }
   if (config.databaseUrl === undefined) throw new StartError("--store postgres needs --database-url (DATABASE_URL)")
   const { PostgresStoreLive } = await import("@accord/store-postgres")
   return PostgresStoreLive({
     connectionString: Redacted.value(config.databaseUrl),
     queryTimeoutMs: config.databaseQueryTimeoutMs,
+    credentialCacheTtlMs: config.credentialCacheTtlMs,
     onStoreFull,
     ...(config.databaseSchema !== undefined && { schema: config.databaseSchema }),
     ...(metrics !== undefined && { observePool: metrics.observePool })

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Redacted } from "effect"
 import { availableParallelism } from "node:os"
-import { DEFAULT_QUERY_TIMEOUT_MS } from "@accord/store-postgres"
+import { DEFAULT_CREDENTIAL_CACHE_TTL_MS, DEFAULT_QUERY_TIMEOUT_MS } from "@accord/store-postgres"
 import { ConfigError, defaultConfig, parseConfig, usage, type AccordConfig } from "../src/config.js"
 
 const run = (argv: ReadonlyArray<string>, env: Record<string, string | undefined> = {}): AccordConfig => {
@@ -212,6 +212,15 @@ describe("parseConfig", () => {
       )
     }
     expect(usage).toContain("--database-query-timeout-ms MS")
+  })
+
+  it("caches tokens for 5 s on the SQL stores unless told, 0 for no cache (docs/operations.md, Revoking a token)", () => {
+    expect(defaultConfig.credentialCacheTtlMs).toBe(DEFAULT_CREDENTIAL_CACHE_TTL_MS)
+    expect(run(["--credential-cache-ttl-ms", "0"]).credentialCacheTtlMs).toBe(0)
+    expect(run([], { CREDENTIAL_CACHE_TTL_MS: "60000" }).credentialCacheTtlMs).toBe(60_000)
+    expect(configError(["--credential-cache-ttl-ms", "60001"]).message).toBe(
+      '--credential-cache-ttl-ms (CREDENTIAL_CACHE_TTL_MS) must be an integer from 0 to 60000, got "60001"'
+    )
   })
 
   describe("--store pglite", () => {

@@ -4,8 +4,9 @@ import { randomBytes } from "node:crypto"
 import { buildServer, makeTempDir, spawnCli, stopped, type Cli } from "./cli-helpers.js"
 import { adminQuery, databaseUrl, dropSchema, freshSchema, skipReason } from "./postgres-helpers.js"
 
-// docs/api.md, "Conditional requests": If-Match is checked in the transaction that writes, under the row's lock, so
-// of N PUTs with the same If-Match split between two processes on one database exactly one writes.
+// docs/api.md, "Conditional requests": If-Match is checked atomically with the write (a compare-and-set: the write
+// happens only if the record is still the version the condition was judged on), so of N PUTs with the same If-Match
+// split between two processes on one database exactly one writes.
 
 const url = databaseUrl ?? ""
 const CLIENTS = 60

@@ -3,6 +3,7 @@ import {
   Authenticator,
   PaymentMethods,
   PlanEntries,
+  PreferencesKind,
   PreferencesStore,
   type Seed,
   StoreAdmin,
@@ -11,7 +12,7 @@ import {
 import { makeAuthenticator } from "./authenticator.js"
 import { makePaymentMethods } from "./payment-methods.js"
 import { makePlanEntries } from "./plan-entries.js"
-import { makePreferencesStore } from "./preferences.js"
+import { makeMergeRecordStore } from "./merge-records.js"
 import { loadSeedInto, makeStoreAdmin } from "./store-admin.js"
 import { makeMemoryState } from "./state.js"
 
@@ -25,7 +26,7 @@ export const makeMemoryStore = (seed?: Seed): Layer.Layer<StoreServices> =>
       const state = yield* makeMemoryState
       if (seed !== undefined) yield* loadSeedInto(state, seed)
       return Context.make(PlanEntries, makePlanEntries(state)).pipe(
-        Context.add(PreferencesStore, makePreferencesStore(state)),
+        Context.add(PreferencesStore, PreferencesStore.of(makeMergeRecordStore(PreferencesKind, state.preferences))),
         Context.add(PaymentMethods, makePaymentMethods(state)),
         Context.add(Authenticator, makeAuthenticator(state)),
         Context.add(StoreAdmin, makeStoreAdmin(state))

@@ -1,5 +1,6 @@
 import { Effect, HashMap, Ref } from "effect"
-import type { PaymentMethod, PaymentMethodId, PlanEntry, Preferences, Principal, UserId } from "@accord/domain"
+import type { PaymentMethod, PaymentMethodId, PlanEntry, PreferenceFields, Principal, UserId } from "@accord/domain"
+import { emptyMergeRecords, type MergeRecordsState } from "./merge-records.js"
 
 /** A credential as the store keeps it: the SHA-256 digest of the token, never the token itself. */
 export interface StoredCredential {
@@ -7,12 +8,6 @@ export interface StoredCredential {
   /** The same digest as bytes, for the constant-time comparison that ends every lookup. */
   readonly digestBytes: Uint8Array
   readonly principal: Principal
-}
-
-export interface PreferencesState {
-  /** Store-wide record ids: 1, 2, 3, ... in order of creation. */
-  readonly nextId: number
-  readonly byUser: HashMap.HashMap<UserId, Preferences>
 }
 
 export interface PaymentMethodsState {
@@ -29,7 +24,7 @@ export interface PaymentMethodsState {
  */
 export interface MemoryState {
   readonly planEntries: Ref.Ref<HashMap.HashMap<string, PlanEntry>>
-  readonly preferences: Ref.Ref<PreferencesState>
+  readonly preferences: Ref.Ref<MergeRecordsState<PreferenceFields>>
   readonly paymentMethods: Ref.Ref<PaymentMethodsState>
   /** Keyed by token digest. */
   readonly credentials: Ref.Ref<HashMap.HashMap<string, StoredCredential>>
@@ -37,7 +32,7 @@ export interface MemoryState {
 
 export const makeMemoryState: Effect.Effect<MemoryState> = Effect.all({
   planEntries: Ref.make(HashMap.empty<string, PlanEntry>()),
-  preferences: Ref.make<PreferencesState>({ nextId: 1, byUser: HashMap.empty() }),
+  preferences: Ref.make(emptyMergeRecords<PreferenceFields>()),
   paymentMethods: Ref.make<PaymentMethodsState>({ owners: HashMap.empty(), byUser: HashMap.empty() }),
   credentials: Ref.make(HashMap.empty<string, StoredCredential>())
 })

@@ -1,4 +1,4 @@
-import { Clock, Effect, Schema } from "effect"
+import { Cache, Clock, Effect, Exit, Schema } from "effect"
 import {
   Authenticator,
   ClientId,
@@ -29,26 +29,55 @@ const countRows = queryRows(Schema.Struct({ count: Schema.Number }))
 
 const invalidToken = new Unauthenticated({ reason: "invalid_token" })
 
-/**
- * Static tokens, stored only as SHA-256 digests. The lookup is by digest, which tells an attacker nothing they
- * could steer; the final comparison is constant-time all the same.
- */
-export const makeAuthenticator = (sql: SqlExecutor) =>
-  Authenticator.of({
-    authenticate: (token) =>
-      Effect.gen(function* () {
-        const digest = tokenDigest(token)
-        const [row] = yield* credentialRows(
-          sql,
-          "SELECT token_digest, kind, principal_id FROM credentials WHERE token_digest = $1",
-          [digest]
-        )
-        if (row === undefined || !digestsEqual(row.token_digest, digest)) return yield* Effect.fail(invalidToken)
-        return row.kind === "user"
+export interface CredentialCacheOptions {
+  /**
+   * How long a token the database knew is accepted without asking it again, default
+   * `DEFAULT_CREDENTIAL_CACHE_TTL_MS`: the longest a credential deleted from the database keeps working in this
+   * process (docs/operations.md, "Revoking a token"). 0: every request asks the database.
+   */
+  readonly credentialCacheTtlMs?: number
+  /** The most tokens kept (the least recently used go first), default `DEFAULT_CREDENTIAL_CACHE_CAPACITY`. */
+  readonly credentialCacheCapacity?: number
+}
+
+export const DEFAULT_CREDENTIAL_CACHE_TTL_MS = 5000
+export const DEFAULT_CREDENTIAL_CACHE_CAPACITY = 10_000
+
+/** The principal of a token digest, asked of the database. */
+const lookUp = (sql: SqlExecutor, digest: string): Effect.Effect<Principal, Unauthenticated | Unavailable> =>
+  Effect.flatMap(
+    credentialRows(sql, "SELECT token_digest, kind, principal_id FROM credentials WHERE token_digest = $1", [digest]),
+    ([row]) => {
+      if (row === undefined || !digestsEqual(row.token_digest, digest)) return Effect.fail(invalidToken)
+      return Effect.succeed(
+        row.kind === "user"
           ? Principal.User({ userId: row.principal_id })
           : Principal.Client({ clientId: row.principal_id })
-      })
-  })
+      )
+    }
+  )
+
+/**
+ * Static tokens, stored only as SHA-256 digests. The lookup is by digest, which tells an attacker nothing they
+ * could steer; the final comparison is constant-time all the same. A digest found is kept for
+ * `credentialCacheTtlMs` (keyed by digest: no token is held), so a request costs no query; a digest not found, or a
+ * failed lookup, is not kept (a token seeded meanwhile works at once, and guessed tokens cannot evict good ones faster
+ * than they cost the database a query each).
+ */
+export const makeAuthenticator = (
+  sql: SqlExecutor,
+  options: CredentialCacheOptions = {}
+): Effect.Effect<Authenticator["Service"]> => {
+  const ttlMs = options.credentialCacheTtlMs ?? DEFAULT_CREDENTIAL_CACHE_TTL_MS
+  if (ttlMs <= 0) return Effect.succeed(Authenticator.of({ authenticate: (token) => lookUp(sql, tokenDigest(token)) }))
+  return Effect.map(
+    Cache.makeWith((digest: string) => lookUp(sql, digest), {
+      capacity: options.credentialCacheCapacity ?? DEFAULT_CREDENTIAL_CACHE_CAPACITY,
+      timeToLive: (exit) => (Exit.isSuccess(exit) ? ttlMs : 0)
+    }),
+    (cache) => Authenticator.of({ authenticate: (token) => Cache.get(cache, tokenDigest(token)) })
+  )
+}
 
 const insertCredential = `INSERT INTO credentials (token_digest, kind, principal_id) VALUES ($1, $2, $3)
   ON CONFLICT (token_digest) DO NOTHING RETURNING 1 AS added`

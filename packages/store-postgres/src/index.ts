@@ -1,3 +1,8 @@
+export {
+  DEFAULT_CREDENTIAL_CACHE_CAPACITY,
+  DEFAULT_CREDENTIAL_CACHE_TTL_MS,
+  type CredentialCacheOptions
+} from "./credentials.js"
 export { DatabaseTimeout, fromDriverError, isConnectionError, isStoreFull } from "./connection-errors.js"
 export { DATA_DIR_LOCK_FILE, DataDirInUse, DataDirRefused, DataDirUnusable, type DataDirError } from "./data-dir.js"
 export {
@@ -21,6 +26,7 @@ export {
   type PgliteExecutorOptions
 } from "./pglite-executor.js"
 export { makePoolExecutor, type PoolExecutorOptions } from "./pg-executor.js"
+export { oneCallQueries } from "./pglite-protocol.js"
 export type { SqlClient, SqlExecutor } from "./sql-executor.js"
 export { runMigrateCli, type CliOutput } from "./migrate-cli.js"
 export { makeSqlStore } from "./store.js"

@@ -5,12 +5,14 @@ import pg from "pg"
 import type { StoreServices, Unavailable } from "@accord/domain"
 import { holdDataDir, reasonOf, type DataDirError, DataDirUnusable } from "./data-dir.js"
 import { applyMigrations, quoteSchema, type InvalidSchemaName, type MigrationReport } from "./migrations.js"
-import { makePgliteExecutor } from "./pglite-executor.js"
+import { makePgliteExecutor, type PgliteDatabase } from "./pglite-executor.js"
+import { oneCallQueries } from "./pglite-protocol.js"
 import { makePoolExecutor } from "./pg-executor.js"
 import type { SqlExecutor } from "./sql-executor.js"
 import { makeSqlStore } from "./store.js"
+import type { CredentialCacheOptions } from "./credentials.js"
 
-export interface PostgresStoreOptions {
+export interface PostgresStoreOptions extends CredentialCacheOptions {
   /** `postgres://user:password@host:port/database` */
   readonly connectionString: string
   /** Work in this PostgreSQL schema (created when missing) instead of the connection's default (`public`). */
@@ -148,9 +150,10 @@ export const migrate = (
 /** The store over an executor you made yourself: migrates, then provides every port. */
 export const SqlStoreLive = (
   executor: SqlExecutor,
-  schema?: string
+  schema?: string,
+  options: CredentialCacheOptions = {}
 ): Layer.Layer<StoreServices, Unavailable | InvalidSchemaName> =>
-  Layer.effectContext(Effect.as(applyMigrations(executor, schema), makeSqlStore(executor)))
+  Layer.effectContext(Effect.andThen(applyMigrations(executor, schema), makeSqlStore(executor, options)))
 
 /**
  * The store on a PostgreSQL server through a node-postgres pool whose every statement is bounded by
@@ -166,16 +169,17 @@ export const PostgresStoreLive = (
       const { observePool: _storePoolOnly, onStoreFull, ...connection } = options
       yield* migrate(connection)
       const pool = yield* makePgPool(options)
-      return makeSqlStore(
+      return yield* makeSqlStore(
         makePoolExecutor(pool, {
           queryTimeoutMs: queryTimeoutOf(options),
           ...(onStoreFull !== undefined && { onStoreFull })
-        })
+        }),
+        options
       )
     })
   )
 
-export interface PgliteStoreOptions {
+export interface PgliteStoreOptions extends CredentialCacheOptions {
   /**
    * A directory to keep the database in, created when missing and held by this process alone (its lock file,
    * `accord.lock`); absent: in memory, gone when the scope closes.
@@ -239,7 +243,7 @@ const reopenerOf = (
   path: string,
   checkRoom: () => Error | undefined,
   opened: (db: PGlite) => void
-): (() => Promise<PGlite>) => {
+): (() => Promise<PgliteDatabase>) => {
   let failures = 0
   return async () => {
     if (failures >= MAX_FAILED_REOPENS) {
@@ -250,7 +254,7 @@ const reopenerOf = (
     try {
       const db = await PGlite.create({ ...PGLITE_SETTINGS, dataDir: path })
       opened(db)
-      return db
+      return oneCallQueries(db)
     } catch (error) {
       failures += 1
       throw error
@@ -291,7 +295,7 @@ export const PgliteStoreLive = (options: PgliteStoreOptions = {}): Layer.Layer<S
       let latest: PGlite = yield* Effect.acquireRelease(open, () =>
         Effect.promise(() => (latest.closed ? Promise.resolve() : latest.close()))
       )
-      const executor = yield* makePgliteExecutor(latest, {
+      const executor = yield* makePgliteExecutor(oneCallQueries(latest), {
         ...(onStoreFull !== undefined && { onStoreFull }),
         ...(onDisk !== undefined && {
           checkRoom: onDisk.checkRoom,
@@ -302,6 +306,6 @@ export const PgliteStoreLive = (options: PgliteStoreOptions = {}): Layer.Layer<S
       })
       // PGlite has no network: a failure here is a defect, not an outage.
       yield* Effect.orDie(applyMigrations(executor))
-      return makeSqlStore(executor)
+      return yield* makeSqlStore(executor, options)
     })
   )

@@ -118,6 +118,34 @@ export const migrations: ReadonlyArray<Migration> = [
       END
       $$`
     ]
+  },
+  {
+    version: 4,
+    name: "set-default with a precondition in one statement",
+    statements: [
+      // A conditional set-default (If-Match) as a compare-and-set: the caller read the method and judged its
+      // precondition; under the user's lock (the same key as every other writer of a user's defaults) this checks that
+      // the method is still the version it read, and only then sets the default through the one set-default function
+      // (which takes the lock again: a transaction holding it is granted it at once). No row: the method changed, or
+      // is gone, since the read, and the caller reads again. Each statement sees what the previous lock holder
+      // committed (a fresh snapshot per statement of a volatile function).
+      `CREATE FUNCTION accord_set_default_payment_method_if(
+        p_user_id text, p_id text, p_now timestamptz, p_was_default boolean, p_was_updated_at timestamptz)
+      RETURNS SETOF payment_methods
+      LANGUAGE plpgsql
+      SET search_path FROM CURRENT
+      AS $$
+      BEGIN
+        PERFORM pg_advisory_xact_lock(hashtext('accord.payment_methods'), hashtext(p_user_id));
+        PERFORM 1 FROM payment_methods
+          WHERE id = p_id AND user_id = p_user_id AND is_default = p_was_default AND updated_at = p_was_updated_at;
+        IF NOT FOUND THEN
+          RETURN;
+        END IF;
+        RETURN QUERY SELECT * FROM accord_set_default_payment_method(p_user_id, p_id, p_now);
+      END
+      $$`
+    ]
   }
 ]
 

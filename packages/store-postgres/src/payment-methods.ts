@@ -5,6 +5,7 @@ import {
   PaymentMethodId,
   PaymentMethods,
   PreconditionFailed,
+  type Unavailable,
   UserId
 } from "@accord/domain"
 import { queryRows, type SqlClient, type SqlExecutor } from "./sql-executor.js"
@@ -40,7 +41,11 @@ export const lockUserDefaults = (tx: SqlClient, userId: UserId) =>
 
 /**
  * One statement, so one round trip: the function (migration 2) locks the user, checks ownership and moves the
- * default inside the statement's own transaction, and the lock is never held while a reply crosses the network.
+ * default inside the statement's own transaction, and the lock is never held while a reply crosses the network. An
+ * outbox row (the events issue) joins it in the same statement, so in the same transaction:
+ * `WITH chosen AS (SELECT * FROM accord_set_default_payment_method(...)), event AS (INSERT INTO outbox ... SELECT ...
+ * FROM chosen) SELECT ... FROM chosen`; to write one only for a real change, the function would also return whether it
+ * moved the default (a later migration).
  */
 const setDefault = (sql: SqlClient, userId: UserId, id: PaymentMethodId, now: Date) =>
   Effect.flatMap(
@@ -53,29 +58,39 @@ const setDefault = (sql: SqlClient, userId: UserId, id: PaymentMethodId, now: Da
   )
 
 /**
- * setDefault with a precondition (an HTTP If-Match): the user's lock, the method as it is, the check, then the same
- * function, all in one transaction, so no other change comes between the check and the write, from any process. The
- * function takes the lock again, which a transaction already holding it is granted at once.
+ * setDefault with a precondition (an HTTP If-Match), as a compare-and-set in two round trips and no transaction held
+ * across them: the method as it is, the precondition judged on it, then `accord_set_default_payment_method_if`
+ * (migration 4), which sets the default only if the method is still that version, under the user's lock. When it is
+ * not (another write came between), the method is read and judged again: of concurrent calls judging one version,
+ * one writes.
  */
 const setDefaultIf = (
-  sql: SqlExecutor,
+  sql: SqlClient,
   userId: UserId,
   id: PaymentMethodId,
   now: Date,
   precondition: (current: PaymentMethod) => boolean
-) =>
-  sql.transaction((tx) =>
-    Effect.gen(function* () {
-      yield* lockUserDefaults(tx, userId)
-      const [current] = yield* paymentMethodRows(
-        tx,
-        `SELECT ${COLUMNS} FROM payment_methods WHERE id = $1 AND user_id = $2`,
-        [id, userId]
+): Effect.Effect<PaymentMethod, NotFound | PreconditionFailed | Unavailable> =>
+  Effect.flatMap(
+    paymentMethodRows(sql, `SELECT ${COLUMNS} FROM payment_methods WHERE id = $1 AND user_id = $2`, [id, userId]),
+    ([row]) => {
+      if (row === undefined) return Effect.fail(notFound)
+      const current = toPaymentMethod(row)
+      if (!precondition(current)) return Effect.fail(new PreconditionFailed())
+      // Already the default: set-default would return it unchanged.
+      if (current.isDefault) return Effect.succeed(current)
+      return Effect.flatMap(
+        paymentMethodRows(
+          sql,
+          `SELECT ${COLUMNS} FROM accord_set_default_payment_method_if($1, $2, $3::timestamptz, $4, $5::timestamptz)`,
+          [userId, id, now, row.is_default, row.updated_at]
+        ),
+        ([chosen]) =>
+          chosen === undefined
+            ? setDefaultIf(sql, userId, id, now, precondition)
+            : Effect.succeed(toPaymentMethod(chosen))
       )
-      if (current === undefined) return yield* Effect.fail(notFound)
-      if (!precondition(toPaymentMethod(current))) return yield* Effect.fail(new PreconditionFailed())
-      return yield* setDefault(tx, userId, id, now)
-    })
+    }
   )
 
 export const makePaymentMethods = (sql: SqlExecutor) =>

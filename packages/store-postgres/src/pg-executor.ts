@@ -18,6 +18,27 @@ export interface PoolExecutorOptions {
   readonly onStoreFull?: (cause: unknown) => void
 }
 
+/** The most statement texts given a name (`queryConfigOf`); the store has a few dozen, all constant. */
+const MAX_NAMED_STATEMENTS = 500
+
+/**
+ * Names each parameterised statement text once per process, so that every connection parses and plans it once and
+ * then only binds and executes it (node-postgres keeps a connection's named statements). Texts without parameters
+ * (BEGIN, COMMIT, migrations) go as simple queries; past `MAX_NAMED_STATEMENTS` texts (a caller building texts
+ * dynamically), unnamed. A connection pooler in transaction mode must support named statements (PgBouncer 1.21+ with
+ * `max_prepared_statements`; docs/operations.md, "PostgreSQL").
+ */
+const statementNames = new Map<string, string>()
+const queryConfigOf = (text: string, values: Array<unknown>): pg.QueryConfig<Array<unknown>> => {
+  if (values.length === 0) return { text, values }
+  let name = statementNames.get(text)
+  if (name === undefined && statementNames.size < MAX_NAMED_STATEMENTS) {
+    name = `accord_${statementNames.size + 1}`
+    statementNames.set(text, name)
+  }
+  return name === undefined ? { text, values } : { name, text, values }
+}
+
 /** A client checked out of the pool, and whether its connection broke (or timed out) meanwhile. */
 interface Checkout {
   readonly client: pg.PoolClient
@@ -135,7 +156,7 @@ export const makePoolExecutor = (pool: pg.Pool, options: PoolExecutorOptions = {
       lostSince(sentAt)
     })
     try {
-      const result = await Promise.race([checkout.client.query(text, [...params]), limit.expired])
+      const result = await Promise.race([checkout.client.query(queryConfigOf(text, [...params])), limit.expired])
       answeredAt.set(checkout.client, performance.now())
       return result.rows
     } catch (error) {

@@ -40,11 +40,7 @@ const runExtras = (name: string, storeLayer: Layer.Layer<StoreServices, unknown>
         const userId = freshUser()
         const first = yield* store.getOrCreate(userId, created)
         expect(first.createdAt.toISOString()).toBe("2030-01-01T00:00:00.123Z")
-        const updated = yield* store.update(userId, changed, (current) => ({
-          ...current,
-          mfaEnabled: true,
-          updatedAt: changed
-        }))
+        const updated = yield* store.update(userId, { set: { mfaEnabled: true }, at: changed })
         const read = yield* store.getOrCreate(userId, new Date())
         expect(read).toEqual(updated)
         expect(read.updatedAt.toISOString()).toBe("2030-01-01T00:00:01.999Z")
@@ -73,29 +69,21 @@ const runExtras = (name: string, storeLayer: Layer.Layer<StoreServices, unknown>
       })
     )
 
-    it.effect("a change function that throws rolls the update back, and the store keeps working", () =>
+    it.effect("a precondition that throws writes nothing, and the store keeps working", () =>
       Effect.gen(function* () {
         const store = yield* PreferencesStore
         const userId = freshUser()
-        const before = yield* store.update(userId, created, (current) => ({
-          ...current,
-          language: LanguageTag.make("fr"),
-          updatedAt: created
-        }))
+        const before = yield* store.update(userId, { set: { language: LanguageTag.make("fr") }, at: created })
         const exit = yield* Effect.exit(
-          store.update(userId, changed, () => {
-            throw new Error("bug in the change")
+          store.update(userId, { set: { mfaEnabled: true }, at: changed }, () => {
+            throw new Error("bug in the precondition")
           })
         )
         expect(Exit.isFailure(exit) && Result.isSuccess(Cause.findDefect(exit.cause))).toBe(true)
         expect(yield* store.getOrCreate(userId, changed)).toEqual(before)
         // The connection went back clean (not stuck in an aborted transaction): later work on it commits.
         for (let round = 0; round < 3; round++) {
-          const next = yield* store.update(userId, changed, (current) => ({
-            ...current,
-            mfaEnabled: !current.mfaEnabled,
-            updatedAt: changed
-          }))
+          const next = yield* store.update(userId, { set: { mfaEnabled: round % 2 === 0 }, at: changed })
           expect(next.mfaEnabled).toBe(round % 2 === 0)
         }
       })

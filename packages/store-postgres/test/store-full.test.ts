@@ -37,36 +37,26 @@ describe("makePgliteExecutor on a full disk", () => {
 
         const kept = entryOf("kept@example.com")
         expect(yield* entries.insertIfAbsent(kept)).toBe(true)
-        const stored = yield* preferences.update(userId, now, (current) => ({
-          ...current,
-          language: LanguageTag.make("fr-CA")
-        }))
+        const stored = yield* preferences.update(userId, { set: { language: LanguageTag.make("fr-CA") }, at: now })
 
-        // A single statement, then a transaction (the preferences update: SELECT ... FOR UPDATE, then UPDATE).
+        // An INSERT, an UPSERT (the preferences merge), and a compare-and-set (a conditional merge: a read, then UPDATE).
         const insert = yield* Effect.exit(entries.insertIfAbsent(entryOf("full@example.com")))
-        const update = yield* Effect.exit(
-          preferences.update(userId, now, (current) => ({
-            ...current,
-            language: LanguageTag.make("de-DE"),
-            mfaEnabled: true
-          }))
-        )
-        for (const exit of [insert, update]) {
+        const merge = { set: { language: LanguageTag.make("de-DE"), mfaEnabled: true }, at: now }
+        const update = yield* Effect.exit(preferences.update(userId, merge))
+        const conditional = yield* Effect.exit(preferences.update(userId, merge, () => true))
+        for (const exit of [insert, update, conditional]) {
           expect(exit).toMatchObject(
             Exit.fail(new Unavailable({ reason: "store_full", retryAfterSeconds: 1, cause: expect.anything() }))
           )
         }
-        expect(told).toHaveLength(2)
+        expect(told).toHaveLength(3)
         expect(told.every(isDiskFull)).toBe(true)
 
         // Nothing of the failed writes, everything of the earlier ones; and the next writes are served.
         expect(yield* entries.findByEmailKey("full@example.com")).toBeUndefined()
         expect(yield* entries.findByEmailKey("kept@example.com")).toEqual(kept)
         expect(yield* preferences.getOrCreate(userId, now)).toEqual(stored)
-        const after = yield* preferences.update(userId, now, (current) => ({
-          ...current,
-          language: LanguageTag.make("ja")
-        }))
+        const after = yield* preferences.update(userId, { set: { language: LanguageTag.make("ja") }, at: now })
         expect(after.language).toBe("ja")
         expect(yield* entries.insertIfAbsent(entryOf("after@example.com"))).toBe(true)
       }).pipe(Effect.scoped),

@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto"
 import { describe, expect, layer } from "@effect/vitest"
 import { Effect, type Layer, Schema } from "effect"
 import {
+  applyMerge,
   Authenticator,
   Email,
   emailKey,
@@ -12,8 +13,12 @@ import {
   PaymentMethodId,
   PaymentMethods,
   PlanEntries,
+  PreconditionFailed,
+  type PreferenceFields,
   type Preferences,
+  PreferencesKind,
   PreferencesStore,
+  sameVersion,
   Seed,
   type SeedInput,
   StoreAdmin,
@@ -38,8 +43,12 @@ const setDefault = (userId: UserId, id: PaymentMethodId, now: Date) =>
   Effect.flatMap(PaymentMethods, (methods) => methods.setDefault(userId, id, now))
 const getOrCreate = (userId: UserId, now: Date) =>
   Effect.flatMap(PreferencesStore, (store) => store.getOrCreate(userId, now))
-const update = (userId: UserId, now: Date, change: (current: Preferences) => Preferences) =>
-  Effect.flatMap(PreferencesStore, (store) => store.update(userId, now, change))
+const update = (
+  userId: UserId,
+  set: Partial<PreferenceFields>,
+  now: Date,
+  precondition?: (current: Preferences) => boolean
+) => Effect.flatMap(PreferencesStore, (store) => store.update(userId, { set, at: now }, precondition))
 const authenticate = (token: string) => Effect.flatMap(Authenticator, (auth) => auth.authenticate(token))
 
 /** The item at `index`; the tests seed what they index, so a miss is a bug in the test itself. */
@@ -178,59 +187,126 @@ export const runStoreContract = (name: string, storeLayer: Layer.Layer<StoreServ
         })
       )
 
-      it.effect("update creates the record when missing; createdAt = updatedAt even when the change sets values", () =>
+      it.effect("update creates the record when missing; createdAt = updatedAt even when the merge sets values", () =>
         Effect.gen(function* () {
           const userId = freshUser()
-          const stored = yield* update(userId, at(3), (current) => ({
-            ...current,
-            language: LanguageTag.make("fr"),
-            updatedAt: at(3)
-          }))
-          expect(stored.language).toBe("fr")
+          const stored = yield* update(userId, { language: LanguageTag.make("fr") }, at(3))
+          expect(stored).toMatchObject({ language: "fr", timezone: 0, mfaEnabled: false })
           expect(stored.createdAt).toEqual(at(3))
           expect(stored.updatedAt).toEqual(at(3))
           expect(yield* getOrCreate(userId, at(4))).toEqual(stored)
         })
       )
 
-      it.effect("update persists a changed record and keeps id and createdAt", () =>
+      it.effect("update merges the values set, keeps the others, id and createdAt, and moves updatedAt", () =>
         Effect.gen(function* () {
           const userId = freshUser()
-          const created = yield* getOrCreate(userId, at(1))
-          const stored = yield* update(userId, at(5), (current) => ({ ...current, mfaEnabled: true, updatedAt: at(5) }))
+          const created = yield* update(userId, { timezone: TimezoneOffset.make(-90) }, at(1))
+          const stored = yield* update(userId, { mfaEnabled: true }, at(5))
           expect(stored).toEqual({ ...created, mfaEnabled: true, updatedAt: at(5) })
           expect(yield* getOrCreate(userId, at(6))).toEqual(stored)
         })
       )
 
-      it.effect("update that returns the same record changes nothing (updatedAt stays)", () =>
+      it.effect("update that changes no value changes nothing (updatedAt stays), as applyMerge says", () =>
         Effect.gen(function* () {
           const userId = freshUser()
           const created = yield* getOrCreate(userId, at(1))
-          const unchanged = yield* update(userId, at(9), (current) => current)
-          expect(unchanged).toEqual(created)
+          expect(yield* update(userId, {}, at(9))).toEqual(created)
+          const same = { language: created.language, timezone: created.timezone, mfaEnabled: created.mfaEnabled }
+          expect(yield* update(userId, same, at(9))).toEqual(created)
           expect(yield* getOrCreate(userId, at(10))).toEqual(created)
+          expect(applyMerge(PreferencesKind, created, { set: same, at: at(9) })).toBe(created)
         })
       )
 
-      it.effect("concurrent updates of one user serialise: none is lost", () =>
+      it.effect(
+        "update never moves updatedAt backwards: an earlier instant than the stored one keeps the stored one",
+        () =>
+          Effect.gen(function* () {
+            const userId = freshUser()
+            yield* update(userId, { mfaEnabled: true }, at(40))
+            const stored = yield* update(userId, { mfaEnabled: false }, at(35))
+            expect(stored).toMatchObject({ mfaEnabled: false, updatedAt: at(40) })
+          })
+      )
+
+      it.effect("concurrent merges of one user serialise: none is lost", () =>
         Effect.gen(function* () {
           const userId = freshUser()
           yield* getOrCreate(userId, at(1))
-          const increments = Array.from({ length: 50 }, () =>
-            update(userId, at(2), (current) => ({
-              ...current,
-              timezone: TimezoneOffset.make(current.timezone + 15),
-              updatedAt: at(2)
-            }))
+          yield* Effect.all(
+            [
+              update(userId, { timezone: TimezoneOffset.make(750) }, at(2)),
+              update(userId, { language: LanguageTag.make("de-CH") }, at(2)),
+              update(userId, { mfaEnabled: true }, at(2))
+            ],
+            { concurrency: "unbounded", discard: true }
           )
-          const others = [
-            update(userId, at(2), (current) => ({ ...current, language: LanguageTag.make("de-CH"), updatedAt: at(2) })),
-            update(userId, at(2), (current) => ({ ...current, mfaEnabled: true, updatedAt: at(2) }))
-          ]
-          yield* Effect.all([...increments, ...others], { concurrency: "unbounded", discard: true })
           const final = yield* getOrCreate(userId, at(3))
           expect(final).toMatchObject({ timezone: 750, language: "de-CH", mfaEnabled: true, updatedAt: at(2) })
+        })
+      )
+
+      it.effect(
+        "update with a precondition: judged on the record as it is; unmet, PreconditionFailed and no write",
+        () =>
+          Effect.gen(function* () {
+            const userId = freshUser()
+            const created = yield* getOrCreate(userId, at(1))
+            const refused = yield* Effect.flip(update(userId, { mfaEnabled: true }, at(2), () => false))
+            expect(refused).toBeInstanceOf(PreconditionFailed)
+            expect(yield* getOrCreate(userId, at(3))).toEqual(created)
+            const seen: Array<Preferences> = []
+            const stored = yield* update(userId, { mfaEnabled: true }, at(4), (current) => {
+              seen.push(current)
+              return true
+            })
+            expect(seen[0]).toEqual(created)
+            expect(stored).toEqual({ ...created, mfaEnabled: true, updatedAt: at(4) })
+          })
+      )
+
+      it.effect("conditional read-modify-write loops lose no update: of writers judging one version, one writes", () =>
+        Effect.gen(function* () {
+          const userId = freshUser()
+          yield* getOrCreate(userId, at(1))
+          // Each increment reads, then writes only if the record is still the version it read (an If-Match), and
+          // tries again when refused: 50 of them must land 20 increments.
+          const increment = Effect.gen(function* () {
+            for (;;) {
+              const read = yield* getOrCreate(userId, at(2))
+              const written = yield* Effect.result(
+                update(userId, { timezone: TimezoneOffset.make(read.timezone + 15) }, at(2), (current) =>
+                  sameVersion(PreferencesKind, current, read)
+                )
+              )
+              if (written._tag === "Success") return
+            }
+          })
+          yield* Effect.all(
+            Array.from({ length: 20 }, () => increment),
+            { concurrency: "unbounded", discard: true }
+          )
+          expect(yield* getOrCreate(userId, at(3))).toMatchObject({ timezone: 300 })
+        })
+      )
+
+      it.effect("of concurrent conditional updates judging the same version, exactly one writes", () =>
+        Effect.gen(function* () {
+          const userId = freshUser()
+          const read = yield* getOrCreate(userId, at(1))
+          const outcomes = yield* Effect.all(
+            Array.from({ length: 20 }, (_, index) =>
+              Effect.result(
+                update(userId, { timezone: TimezoneOffset.make(15 * (index + 1)) }, at(2), (current) =>
+                  sameVersion(PreferencesKind, current, read)
+                )
+              )
+            ),
+            { concurrency: "unbounded" }
+          )
+          expect(outcomes.filter((outcome) => outcome._tag === "Success")).toHaveLength(1)
         })
       )
     })

@@ -24,7 +24,7 @@ const tracePlanEntries = (entries: PlanEntries["Service"]): PlanEntries["Service
 
 const tracePreferencesStore = (store: PreferencesStore["Service"]): PreferencesStore["Service"] => ({
   getOrCreate: (userId, now) => spanned("PreferencesStore.getOrCreate", store.getOrCreate(userId, now)),
-  update: (userId, now, change) => spanned("PreferencesStore.update", store.update(userId, now, change))
+  update: (userId, merge, precondition) => spanned("PreferencesStore.update", store.update(userId, merge, precondition))
 })
 
 const tracePaymentMethods = (methods: PaymentMethods["Service"]): PaymentMethods["Service"] => ({

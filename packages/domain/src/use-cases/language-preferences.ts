@@ -1,7 +1,7 @@
 import { Effect } from "effect"
-import { PreconditionFailed, type Unavailable } from "../errors.js"
+import type { PreconditionFailed, Unavailable } from "../errors.js"
 import type { UserId } from "../values/ids.js"
-import { applyPatch, type Preferences, type PreferencesPatch } from "../preferences.js"
+import { type Preferences, type PreferencesPatch, preferencesMerge } from "../preferences.js"
 import { PreferencesStore } from "../ports/preferences-store.js"
 import { now } from "./now.js"
 
@@ -15,7 +15,8 @@ export const getLanguagePreferences = (userId: UserId): Effect.Effect<Preference
 
 /**
  * Merges checked values into the user's preferences (docs/api.md, "Update language preferences (PUT)"). With
- * `precondition` (an HTTP If-Match): the record as it is must meet it, else PreconditionFailed and nothing changed.
+ * `precondition` (an HTTP If-Match): the record as it is must meet it, judged by the store in the write's atomic
+ * step, else PreconditionFailed and nothing changed.
  */
 export const updateLanguagePreferences = (
   userId: UserId,
@@ -23,17 +24,5 @@ export const updateLanguagePreferences = (
   precondition?: (current: Preferences) => boolean
 ): Effect.Effect<Preferences, PreconditionFailed | Unavailable, PreferencesStore> =>
   Effect.flatMap(PreferencesStore, (store) =>
-    Effect.flatMap(now, (at) => {
-      if (precondition === undefined) return store.update(userId, at, (current) => applyPatch(current, patch, at))
-      // The check runs inside `change`, the store's atomic step (a Ref.modify, a row lock), so no write can come
-      // between the check and this write; an unmet condition keeps the record (no write) and is reported after it.
-      let refused = false
-      return Effect.flatMap(
-        store.update(userId, at, (current) => {
-          refused = !precondition(current)
-          return refused ? current : applyPatch(current, patch, at)
-        }),
-        (record) => (refused ? Effect.fail(new PreconditionFailed()) : Effect.succeed(record))
-      )
-    })
+    Effect.flatMap(now, (at) => store.update(userId, preferencesMerge(patch, at), precondition))
   )

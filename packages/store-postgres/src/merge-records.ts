@@ -1,0 +1,141 @@
+import { Effect, type Schema } from "effect"
+import {
+  applyMerge,
+  type Merge,
+  type MergeKind,
+  type MergeRecord,
+  type MergeRecordStore,
+  PreconditionFailed,
+  type Unavailable,
+  type UserId
+} from "@accord/domain"
+import { queryRows, type SqlClient } from "./sql-executor.js"
+
+/** Where a kind of merge record lives: its table (`id serial`, `user_id` unique, the fields, `created_at`, `updated_at`). */
+export interface MergeTable<F, Row> {
+  readonly kind: MergeKind<F>
+  readonly table: string
+  /** Each field's column and its SQL type (parameters are cast to it: in `INSERT ... SELECT` nothing else types them). */
+  readonly columns: { readonly [K in keyof F & string]: { readonly name: string; readonly type: string } }
+  /** A row of `id, <the fields' columns>, created_at, updated_at`, as the driver gives it. */
+  readonly row: Schema.Decoder<Row>
+  readonly toRecord: (row: Row) => MergeRecord<F>
+}
+
+/**
+ * The statements of one merge table, written once from its description. Every write is a single statement, so one
+ * round trip and no transaction held open across the network; the meaning is `applyMerge`'s (the store contract
+ * checks both stores against it):
+ *
+ * - `getOrCreate`: the row, or a new one with the defaults. The INSERT runs only when the user has no row, so a read
+ *   spends no sequence value (ids are 1, 2, 3, ... as in memory); a creation race is settled by `ON CONFLICT DO UPDATE`,
+ *   which returns the winner's row even though this statement's snapshot predates it.
+ * - `merge`: `UPDATE` (each parameter replaces its column, NULL keeps it; `updated_at` moves, never backwards, only
+ *   when a value differs), else the `INSERT` of the defaults merged with the same values, whose `ON CONFLICT DO UPDATE`
+ *   applies the merge to a row another statement created meanwhile. Concurrent merges of one user take the row's lock
+ *   one after the other and each sees the last one's values (READ COMMITTED re-evaluates on the newest version): none
+ *   is lost.
+ * - `replaceIf`: a compare-and-set for conditional writes (If-Match): the caller read the row, judged the precondition
+ *   and computed the next values with `applyMerge`; the row is written only if it is still the version read (every
+ *   field and `updated_at` compared in SQL), else no row and the caller reads again.
+ *
+ * An outbox row (the events issue) joins a write as one more data-modifying CTE, e.g.
+ * `, event AS (INSERT INTO outbox (...) SELECT ... FROM changed)`: the CTEs of one statement commit together, so no
+ * event is written without its change. The compare-and-set form knows the record before and after, so it is the one to
+ * use for a write that must tell whether something changed.
+ */
+export const mergeStatements = <F, Row>(spec: MergeTable<F, Row>) => {
+  const fields = spec.kind.fields.map((field) => spec.columns[field])
+  const names = fields.map((column) => column.name)
+  const selected = ["id", ...names, "created_at", "updated_at"].join(", ")
+  /** `$first`, `$first+1`, ... one per field, cast to its column's type. */
+  const params = (first: number) => fields.map((column, index) => `$${first + index}::${column.type}`)
+  const values = params(2)
+  const defaults = params(2 + fields.length)
+  const at = `$${2 + 2 * fields.length}::timestamptz`
+  const merged = (table: string) => names.map((name, index) => `COALESCE(${values[index]}, ${table}.${name})`)
+  const mergeSet = (table: string) => {
+    const next = merged(table)
+    const current = names.map((name) => `${table}.${name}`)
+    return [
+      ...names.map((name, index) => `${name} = ${next[index]}`),
+      `updated_at = CASE WHEN (${next.join(", ")}) IS DISTINCT FROM (${current.join(", ")})
+        THEN GREATEST(${at}, ${table}.updated_at) ELSE ${table}.updated_at END`
+    ].join(", ")
+  }
+  const insertColumns = `user_id, ${names.join(", ")}, created_at, updated_at`
+  return {
+    /** $1 user, $2.. the defaults (in `params(2)`'s place: no values to merge), then the instant. */
+    getOrCreate: `WITH found AS (SELECT ${selected} FROM ${spec.table} WHERE user_id = $1),
+      created AS (
+        INSERT INTO ${spec.table} (${insertColumns})
+        SELECT $1, ${values.join(", ")}, $${2 + fields.length}::timestamptz, $${2 + fields.length}::timestamptz
+        WHERE NOT EXISTS (SELECT 1 FROM found)
+        ON CONFLICT (user_id) DO UPDATE SET user_id = EXCLUDED.user_id
+        RETURNING ${selected})
+      SELECT ${selected} FROM found UNION ALL SELECT ${selected} FROM created`,
+    /** $1 user, $2.. the values (NULL: kept), then the defaults, then the instant. */
+    merge: `WITH changed AS (
+        UPDATE ${spec.table} SET ${mergeSet(spec.table)} WHERE user_id = $1 RETURNING ${selected}),
+      created AS (
+        INSERT INTO ${spec.table} AS existing (${insertColumns})
+        SELECT $1, ${defaults.map((value, index) => `COALESCE(${values[index]}, ${value})`).join(", ")}, ${at}, ${at}
+        WHERE NOT EXISTS (SELECT 1 FROM changed)
+        ON CONFLICT (user_id) DO UPDATE SET ${mergeSet("existing")}
+        RETURNING ${selected})
+      SELECT ${selected} FROM changed UNION ALL SELECT ${selected} FROM created`,
+    /** $1 id, $2.. the next values, then `updated_at`; then the values read, then the `updated_at` read. */
+    replaceIf: `UPDATE ${spec.table} SET ${names.map((name, index) => `${name} = ${values[index]}`).join(", ")},
+        updated_at = $${2 + fields.length}::timestamptz
+      WHERE id = $1 AND (${names.join(", ")}, updated_at) = (${params(3 + fields.length).join(", ")},
+        $${3 + 2 * fields.length}::timestamptz)
+      RETURNING ${selected}`
+  }
+}
+
+/** Any kind of merge record on a SQL table (see `mergeStatements`). */
+export const makeSqlMergeRecordStore = <F, Row>(sql: SqlClient, spec: MergeTable<F, Row>): MergeRecordStore<F> => {
+  const statements = mergeStatements(spec)
+  const rows = queryRows(spec.row)
+  const valuesOf = (record: Partial<F>): ReadonlyArray<unknown> =>
+    spec.kind.fields.map((field) => record[field] ?? null)
+  const defaults = valuesOf(spec.kind.defaults)
+  const one = (found: ReadonlyArray<Row>, what: string) => {
+    const row = found[0]
+    return row === undefined
+      ? Effect.die(new Error(`${spec.table}: ${what} returned no row`))
+      : Effect.succeed(spec.toRecord(row))
+  }
+  const getOrCreate = (userId: UserId, now: Date) =>
+    Effect.flatMap(rows(sql, statements.getOrCreate, [userId, ...defaults, now]), (found) => one(found, "getOrCreate"))
+  const merge = (userId: UserId, change: Merge<F>) =>
+    Effect.flatMap(rows(sql, statements.merge, [userId, ...valuesOf(change.set), ...defaults, change.at]), (found) =>
+      one(found, "merge")
+    )
+  /** Read, judge, compare-and-set; read again when another write came between (then the precondition is judged again). */
+  const mergeIf = (
+    userId: UserId,
+    change: Merge<F>,
+    precondition: (current: MergeRecord<F>) => boolean
+  ): Effect.Effect<MergeRecord<F>, PreconditionFailed | Unavailable> =>
+    Effect.flatMap(getOrCreate(userId, change.at), (current) => {
+      if (!precondition(current)) return Effect.fail(new PreconditionFailed())
+      const next = applyMerge(spec.kind, current, change)
+      if (next === current) return Effect.succeed(current)
+      return Effect.flatMap(
+        rows(sql, statements.replaceIf, [
+          current.id,
+          ...valuesOf(next),
+          next.updatedAt,
+          ...valuesOf(current),
+          current.updatedAt
+        ]),
+        (written) => (written.length === 0 ? mergeIf(userId, change, precondition) : one(written, "replaceIf"))
+      )
+    })
+  return {
+    getOrCreate,
+    update: (userId, change, precondition) =>
+      precondition === undefined ? merge(userId, change) : mergeIf(userId, change, precondition)
+  }
+}

@@ -1,0 +1,156 @@
+import { PGlite } from "@electric-sql/pglite"
+import { describe, expect, it } from "@effect/vitest"
+import { Effect, Layer, Schema } from "effect"
+import { TestClock } from "effect/testing"
+import {
+  Authenticator,
+  LanguageTag,
+  PaymentMethodId,
+  PaymentMethods,
+  PreferencesStore,
+  Seed,
+  StoreAdmin,
+  type StoreServices,
+  Unauthenticated,
+  UserId
+} from "@accord/domain"
+import {
+  DEFAULT_CREDENTIAL_CACHE_TTL_MS,
+  makePgliteExecutor,
+  oneCallQueries,
+  SqlStoreLive,
+  type SqlExecutor
+} from "@accord/store-postgres"
+
+const userId = UserId.make("u_round_trips")
+const token = "round-trips-token.4f1c"
+const methodIds = [PaymentMethodId.make("pm_rt_a"), PaymentMethodId.make("pm_rt_b")]
+const now = new Date(Date.UTC(2030, 0, 1))
+
+/** An executor that counts the statements it is given (each one round trip to PostgreSQL), transactions included. */
+const counting = (inner: SqlExecutor) => {
+  const counter = { statements: 0 }
+  const executor: SqlExecutor = {
+    query: (text, params) => Effect.suspend(() => (counter.statements++, inner.query(text, params))),
+    transaction: (body) =>
+      inner.transaction((tx) =>
+        Effect.suspend(() => {
+          counter.statements += 2 // BEGIN and COMMIT
+          return body({ query: (text, params) => Effect.suspend(() => (counter.statements++, tx.query(text, params))) })
+        })
+      )
+  }
+  return { executor, counter }
+}
+
+/** A PGlite store whose executor counts, seeded with one user, its token and two payment methods. */
+const countedStore = (ttlMs?: number) =>
+  Effect.gen(function* () {
+    const db = yield* Effect.acquireRelease(
+      Effect.promise(() => PGlite.create()),
+      (open) => Effect.promise(() => open.close())
+    )
+    const { executor, counter } = counting(yield* makePgliteExecutor(oneCallQueries(db)))
+    const context = yield* Layer.build(
+      SqlStoreLive(executor, undefined, ttlMs === undefined ? {} : { credentialCacheTtlMs: ttlMs })
+    )
+    yield* Effect.provide(
+      Effect.flatMap(StoreAdmin, (admin) =>
+        admin.loadSeed(
+          Schema.decodeUnknownSync(Seed)({
+            users: [{ id: userId, token }],
+            payment_methods: methodIds.map((id) => ({ id, user_id: userId }))
+          })
+        )
+      ),
+      context
+    )
+    /** The statements `effect` sent. */
+    const statementsOf = <A, E>(effect: Effect.Effect<A, E, StoreServices>) =>
+      Effect.gen(function* () {
+        const before = counter.statements
+        yield* Effect.provide(effect, context)
+        return counter.statements - before
+      })
+    const authenticate = Effect.provide(
+      Effect.flatMap(Authenticator, (authenticator) => authenticator.authenticate(token)),
+      context
+    )
+    return { db, statementsOf, authenticate }
+  })
+
+const preferences = <A, E>(use: (store: PreferencesStore["Service"]) => Effect.Effect<A, E>) =>
+  Effect.flatMap(PreferencesStore, use)
+
+describe("round trips to the database (issue 29: at most two per write, one per read, credentials cached)", () => {
+  it.effect("each store call sends this many statements", () =>
+    Effect.gen(function* () {
+      const { statementsOf } = yield* countedStore()
+      const merge = { set: { language: LanguageTag.make("fr") }, at: now }
+      expect(yield* statementsOf(preferences((store) => store.getOrCreate(userId, now)))).toBe(1)
+      expect(yield* statementsOf(preferences((store) => store.update(userId, merge)))).toBe(1)
+      // A conditional write: the read its precondition is judged on, then the compare-and-set.
+      const mergeIf = { set: { language: LanguageTag.make("de") }, at: now }
+      expect(yield* statementsOf(preferences((store) => store.update(userId, mergeIf, () => true)))).toBe(2)
+      // Nothing to change: the read only.
+      expect(yield* statementsOf(preferences((store) => store.update(userId, mergeIf, () => true)))).toBe(1)
+      expect(yield* statementsOf(Effect.flatMap(PaymentMethods, (methods) => methods.listByUser(userId)))).toBe(1)
+      const [first] = methodIds
+      if (first === undefined) throw new Error("no method")
+      expect(
+        yield* statementsOf(Effect.flatMap(PaymentMethods, (methods) => methods.setDefault(userId, first, now)))
+      ).toBe(1)
+      expect(
+        yield* statementsOf(
+          Effect.flatMap(PaymentMethods, (methods) => methods.setDefault(userId, first, now, () => true))
+        )
+      ).toBeLessThanOrEqual(2)
+      const authenticate = Effect.flatMap(Authenticator, (auth) => auth.authenticate(token))
+      expect(yield* statementsOf(authenticate)).toBe(1)
+      expect(yield* statementsOf(authenticate)).toBe(0)
+    }).pipe(Effect.scoped)
+  )
+})
+
+describe('the credentials cache (docs/operations.md, "Revoking a token")', () => {
+  it.effect("a known token costs one query per TTL; a deleted one stops working once its entry expires", () =>
+    Effect.gen(function* () {
+      const { db, statementsOf, authenticate } = yield* countedStore()
+      const authenticateOnce = Effect.flatMap(Authenticator, (auth) => auth.authenticate(token))
+      expect(yield* statementsOf(authenticateOnce)).toBe(1)
+      expect(yield* statementsOf(authenticateOnce)).toBe(0)
+      yield* Effect.promise(() => db.query("DELETE FROM credentials"))
+      // Within the TTL the revoked token still works: the revocation delay, stated in docs/operations.md.
+      yield* TestClock.adjust(DEFAULT_CREDENTIAL_CACHE_TTL_MS - 1)
+      expect(yield* authenticate).toMatchObject({ _tag: "User", userId })
+      yield* TestClock.adjust(1)
+      expect(yield* Effect.flip(authenticate)).toEqual(new Unauthenticated({ reason: "invalid_token" }))
+    }).pipe(Effect.scoped)
+  )
+
+  it.effect("an unknown token is not remembered: seeded afterwards, it works at once", () =>
+    Effect.gen(function* () {
+      const { db, authenticate } = yield* countedStore()
+      yield* Effect.promise(() => db.query("DELETE FROM credentials"))
+      expect(yield* Effect.flip(authenticate)).toEqual(new Unauthenticated({ reason: "invalid_token" }))
+      yield* Effect.promise(() =>
+        db.query(
+          "INSERT INTO credentials (token_digest, kind, principal_id) VALUES (encode(sha256($1), 'hex'), 'user', $2)",
+          [new TextEncoder().encode(token), userId]
+        )
+      )
+      expect(yield* authenticate).toMatchObject({ _tag: "User", userId })
+    }).pipe(Effect.scoped)
+  )
+
+  it.effect("with a TTL of 0 every authentication asks the database, and a deletion is seen at once", () =>
+    Effect.gen(function* () {
+      const { db, statementsOf, authenticate } = yield* countedStore(0)
+      const authenticateOnce = Effect.flatMap(Authenticator, (auth) => auth.authenticate(token))
+      expect(yield* statementsOf(authenticateOnce)).toBe(1)
+      expect(yield* statementsOf(authenticateOnce)).toBe(1)
+      yield* Effect.promise(() => db.query("DELETE FROM credentials"))
+      expect(yield* Effect.flip(authenticate)).toEqual(new Unauthenticated({ reason: "invalid_token" }))
+    }).pipe(Effect.scoped)
+  )
+})

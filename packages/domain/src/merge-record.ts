@@ -72,7 +72,8 @@ export interface MergeRecordStore<F> {
    * Atomically: get-or-create the record (at `merge.at`), then apply `merge` as `applyMerge` does. Concurrent writes
    * of one user, from any process, apply one after the other; none is lost. With `precondition` (an HTTP If-Match):
    * judged on the record as it is just before the write, in the same atomic step; unmet, PreconditionFailed and
-   * nothing written (the record may have been created). Returns the stored record.
+   * nothing written (the record may have been created). Returns the stored record. A write that changes no value
+   * leaves the version as it was, so several conditional writers that each change nothing all succeed.
    */
   readonly update: (
     userId: UserId,

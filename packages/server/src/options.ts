@@ -505,11 +505,11 @@ worker that dies, and forwards SIGTERM/SIGINT to every worker; a worker that can
 })
 
 const README_BEGIN =
-  "<!-- options: generated from packages/server/src/options.ts by `npm run readme:options`; edit the table there -->"
+  "<!-- options: generated from packages/server/src/options.ts by `npm run generate`; edit the table there -->"
 const README_END = "<!-- end of options -->"
 
 /**
- * The server's README with its option list ("Options") generated from the table: `npm run readme:options` writes it,
+ * The server's README with its option list ("Options") generated from the table: `npm run generate` writes it,
  * and a test fails while the README differs from it.
  */
 export const readmeWithOptions = (readme: string): string =>

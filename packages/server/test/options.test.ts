@@ -93,7 +93,7 @@ describe("the option table (options.ts)", () => {
     if (bracket.length > 0) expect(usage).toContain(`(${bracket.join(", ")})`)
   })
 
-  it("keeps the README's option list as the table makes it (npm run readme:options rewrites it)", () => {
+  it("keeps the README's option list as the table makes it (npm run generate rewrites it)", () => {
     const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8")
     expect(readmeWithOptions(readme)).toBe(readme)
     for (const [, option] of entries) expect(readme).toContain(`\`${option.env}\``)

@@ -100,6 +100,7 @@ export const makePaymentMethods = (sql: SqlExecutor) =>
         paymentMethodRows(sql, `SELECT ${COLUMNS} FROM payment_methods WHERE user_id = $1 ORDER BY id`, [userId]),
         (rows) => rows.map(toPaymentMethod)
       ),
-    setDefault: (userId, id, now, precondition) =>
+    // Events: phase B of issue 31 (the outbox table, written in this transaction); until then none is recorded here.
+    setDefault: (userId, id, now, _events, precondition) =>
       precondition === undefined ? setDefault(sql, userId, id, now) : setDefaultIf(sql, userId, id, now, precondition)
   })

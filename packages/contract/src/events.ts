@@ -1,0 +1,155 @@
+import type { DomainEvent, RecordedEvent } from "@accord/domain"
+import { Schema } from "effect"
+import { Timestamp, toTimestamp } from "./wire/timestamp.js"
+import { WireInt } from "./wire/wire-int.js"
+
+// docs/api.md, "Events": the events as data, beside the operations. Each has its wire data's Schema, its text and an
+// example; the envelope (CloudEvents 1.0, JSON format), the feed's page, the OpenAPI document's `webhooks` and
+// `verifyWebhook`'s typed union derive from this table. No event carries a password, a token or a digest.
+
+/** One field's value before and after a change, in wire form. */
+const ChangeOf = <S extends Schema.Top>(value: S) => Schema.Struct({ old: value, new: value })
+
+const PlanEntryCreatedData = Schema.Struct({ email: Schema.String }).annotate({ identifier: "PlanEntryCreatedData" })
+
+const PreferencesUpdatedData = Schema.Struct({
+  changes: Schema.Struct({
+    language: Schema.optionalKey(ChangeOf(Schema.String)),
+    timezone: Schema.optionalKey(ChangeOf(WireInt)),
+    mfa_enabled: Schema.optionalKey(ChangeOf(Schema.Boolean))
+  })
+}).annotate({ identifier: "PreferencesUpdatedData" })
+
+const DefaultPaymentMethodChangedData = Schema.Struct({
+  payment_method_id: Schema.String,
+  previous_default_id: Schema.NullOr(Schema.String)
+}).annotate({ identifier: "DefaultPaymentMethodChangedData" })
+
+/**
+ * Every event type, by its `type`: the Schema of its `data`, and what the OpenAPI document says of it. `example` is
+ * its `data` for a person (the OpenAPI webhooks' examples).
+ */
+export const EVENTS = {
+  "plan_entry.created": {
+    data: PlanEntryCreatedData,
+    summary: "A public plan entry was created",
+    description:
+      "Sent once per address: a second entry with a known email changes nothing and sends nothing. The subject is `plan_entries/<the address lower-cased>`. Never carries the password or its hash.",
+    example: { email: "ada@example.com" }
+  },
+  "preferences.updated": {
+    data: PreferencesUpdatedData,
+    summary: "A user's preferences changed",
+    description:
+      "The fields that changed, each with its old and new value (`language` canonical, `timezone` in minutes east of UTC). A write that changes nothing sends nothing. The subject is `users/<user id>`.",
+    example: { changes: { language: { old: "en", new: "pt-BR" }, timezone: { old: 0, new: -180 } } }
+  },
+  "payment_method.default_changed": {
+    data: DefaultPaymentMethodChangedData,
+    summary: "A user's default payment method changed",
+    description:
+      "The new default and the one it replaced (`null` when there was none). Setting the current default again sends nothing. The subject is `users/<user id>`.",
+    example: { payment_method_id: "pm_2", previous_default_id: "pm_1" }
+  }
+} as const satisfies {
+  readonly [T in DomainEvent["type"]]: {
+    readonly data: Schema.Top
+    readonly summary: string
+    readonly description: string
+    readonly example: unknown
+  }
+}
+
+export type EventType = keyof typeof EVENTS
+
+/** Every event type, in the table's order. */
+export const EVENT_TYPES = /* @__PURE__ */ Object.keys(EVENTS) as ReadonlyArray<EventType>
+
+/** The CloudEvents `source` of every event Accord sends (a URI-reference: the API it comes from). */
+export const EVENT_SOURCE = "/api"
+
+/** The CloudEvents envelope of one event type (JSON format), with the per-subject `sequence` extension attribute. */
+const envelopeOf = <T extends EventType>(type: T) =>
+  Schema.Struct({
+    specversion: Schema.Literal("1.0"),
+    /** Sorts by creation (a UUIDv7): a consumer deduplicates by it. */
+    id: Schema.String,
+    source: Schema.String,
+    type: Schema.Literal(type),
+    /** When the change was made. */
+    time: Timestamp,
+    subject: Schema.String,
+    /** 1, 2, 3, ... per subject, in the order the changes were committed: no gap, no repeat. */
+    sequence: WireInt,
+    datacontenttype: Schema.Literal("application/json"),
+    data: EVENTS[type].data as (typeof EVENTS)[T]["data"]
+  })
+
+const PlanEntryCreatedEvent = /* @__PURE__ */ envelopeOf("plan_entry.created").annotate({
+  identifier: "PlanEntryCreatedEvent"
+})
+const PreferencesUpdatedEvent = /* @__PURE__ */ envelopeOf("preferences.updated").annotate({
+  identifier: "PreferencesUpdatedEvent"
+})
+const DefaultPaymentMethodChangedEvent = /* @__PURE__ */ envelopeOf("payment_method.default_changed").annotate({
+  identifier: "DefaultPaymentMethodChangedEvent"
+})
+
+/** Each type's envelope Schema, by type (the OpenAPI webhooks'). */
+export const EVENT_ENVELOPES = {
+  "plan_entry.created": PlanEntryCreatedEvent,
+  "preferences.updated": PreferencesUpdatedEvent,
+  "payment_method.default_changed": DefaultPaymentMethodChangedEvent
+} as const satisfies { readonly [T in EventType]: Schema.Top }
+
+/** Any event, as a webhook's body, a NATS message and a feed's item carry it; narrowed by `type`. */
+export const AccordEvent = /* @__PURE__ */ Schema.Union([
+  PlanEntryCreatedEvent,
+  PreferencesUpdatedEvent,
+  DefaultPaymentMethodChangedEvent
+]).annotate({ identifier: "Event" })
+export type AccordEvent = typeof AccordEvent.Type
+
+/** A page of the events feed: oldest first; `has_more` when a next page (after the last id) has some. */
+export const EventPage = Schema.Struct({ data: Schema.Array(AccordEvent), has_more: Schema.Boolean }).annotate({
+  identifier: "EventPage"
+})
+export type EventPage = typeof EventPage.Type
+
+/** The wire envelope of a recorded event: the feed's item, a webhook's body, a NATS message. */
+export const toEventEnvelope = (recorded: RecordedEvent): AccordEvent => {
+  const event = recorded.event
+  const common = {
+    specversion: "1.0",
+    id: recorded.id,
+    source: EVENT_SOURCE,
+    time: toTimestamp(event.at),
+    subject: recorded.subject,
+    sequence: recorded.sequence,
+    datacontenttype: "application/json"
+  } as const
+  switch (event.type) {
+    case "plan_entry.created":
+      return { ...common, type: event.type, data: { email: event.email } }
+    case "preferences.updated": {
+      const { language, timezone, mfaEnabled } = event.changes
+      return {
+        ...common,
+        type: event.type,
+        data: {
+          changes: {
+            ...(language !== undefined && { language: { old: language.old, new: language.new } }),
+            ...(timezone !== undefined && { timezone: { old: timezone.old, new: timezone.new } }),
+            ...(mfaEnabled !== undefined && { mfa_enabled: { old: mfaEnabled.old, new: mfaEnabled.new } })
+          }
+        }
+      }
+    }
+    case "payment_method.default_changed":
+      return {
+        ...common,
+        type: event.type,
+        data: { payment_method_id: event.paymentMethodId, previous_default_id: event.previousDefault }
+      }
+  }
+}

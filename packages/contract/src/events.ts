@@ -116,40 +116,39 @@ export const EventPage = Schema.Struct({ data: Schema.Array(AccordEvent), has_mo
 })
 export type EventPage = typeof EventPage.Type
 
+/** The envelope around `data`, its members in the order CloudEvents lists them (the feed's bytes keep it). */
+const envelope = <T extends EventType, D>(recorded: RecordedEvent, type: T, data: D) => ({
+  specversion: "1.0" as const,
+  id: recorded.id,
+  source: EVENT_SOURCE,
+  type,
+  time: toTimestamp(recorded.event.at),
+  subject: recorded.subject,
+  sequence: recorded.sequence,
+  datacontenttype: "application/json" as const,
+  data
+})
+
 /** The wire envelope of a recorded event: the feed's item, a webhook's body, a NATS message. */
 export const toEventEnvelope = (recorded: RecordedEvent): AccordEvent => {
   const event = recorded.event
-  const common = {
-    specversion: "1.0",
-    id: recorded.id,
-    source: EVENT_SOURCE,
-    time: toTimestamp(event.at),
-    subject: recorded.subject,
-    sequence: recorded.sequence,
-    datacontenttype: "application/json"
-  } as const
   switch (event.type) {
     case "plan_entry.created":
-      return { ...common, type: event.type, data: { email: event.email } }
+      return envelope(recorded, event.type, { email: event.email })
     case "preferences.updated": {
       const { language, timezone, mfaEnabled } = event.changes
-      return {
-        ...common,
-        type: event.type,
-        data: {
-          changes: {
-            ...(language !== undefined && { language: { old: language.old, new: language.new } }),
-            ...(timezone !== undefined && { timezone: { old: timezone.old, new: timezone.new } }),
-            ...(mfaEnabled !== undefined && { mfa_enabled: { old: mfaEnabled.old, new: mfaEnabled.new } })
-          }
+      return envelope(recorded, event.type, {
+        changes: {
+          ...(language !== undefined && { language: { old: language.old, new: language.new } }),
+          ...(timezone !== undefined && { timezone: { old: timezone.old, new: timezone.new } }),
+          ...(mfaEnabled !== undefined && { mfa_enabled: { old: mfaEnabled.old, new: mfaEnabled.new } })
         }
-      }
+      })
     }
     case "payment_method.default_changed":
-      return {
-        ...common,
-        type: event.type,
-        data: { payment_method_id: event.paymentMethodId, previous_default_id: event.previousDefault }
-      }
+      return envelope(recorded, event.type, {
+        payment_method_id: event.paymentMethodId,
+        previous_default_id: event.previousDefault
+      })
   }
 }

@@ -1,0 +1,97 @@
+import { afterAll, describe, expect, it } from "@effect/vitest"
+import { Effect, ManagedRuntime, Schema } from "effect"
+import { DeliverPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream"
+import { connect } from "@nats-io/transport-node"
+import { toEventEnvelope } from "@accord/contract"
+import { EventStore, Seed, TimezoneOffset, updateLanguagePreferences, UserId } from "@accord/domain"
+import { makeMemoryStore } from "@accord/store-memory"
+import { NATS_STREAM, natsSink, natsSubject, startEventRelay } from "../src/events.js"
+
+// docs/operations.md, "Events": the relay's NATS JetStream sink, read back by a JetStream consumer. Needs a NATS server
+// with JetStream: NATS_URL (e.g. nats://127.0.0.1:4222), as .ci/run sets it where one runs.
+
+const natsUrl = process.env["NATS_URL"]
+const skipReason = "NATS_URL is not set (a NATS server with JetStream, e.g. nats://127.0.0.1:4222)"
+
+const USER = UserId.make(`u_nats_${Date.now()}`)
+const seed = Schema.decodeUnknownSync(Seed)({ users: [{ id: USER, token: "nats-token" }] })
+
+describe.skipIf(natsUrl === undefined)(
+  natsUrl === undefined ? `NATS sink (skipped: ${skipReason})` : "NATS sink",
+  () => {
+    const url = natsUrl ?? ""
+    const runtime = ManagedRuntime.make(makeMemoryStore(seed))
+    afterAll(() => runtime.dispose())
+
+    it("publishes each event to accord.events.<type> with its id as Nats-Msg-Id; a consumer reads them in order", async () => {
+      const connection = await connect({ servers: url })
+      try {
+        const manager = await jetstreamManager(connection)
+        // The sink creates the stream when missing; where it exists, the messages of this test come after its last.
+        const { sink, close } = await natsSink(url)
+        const first = (await manager.streams.info(NATS_STREAM)).state.last_seq + 1
+        await close()
+        for (const timezone of [15, 30, 45])
+          await runtime.runPromise(updateLanguagePreferences(USER, { timezone: TimezoneOffset.make(timezone) }))
+        const recorded = await runtime.runPromise(Effect.flatMap(EventStore, (events) => events.list(undefined, 100)))
+        const settled: Array<string> = []
+        let allSettled: () => void = () => undefined
+        const done = new Promise<void>((resolve) => (allSettled = resolve))
+        const relay = await startEventRelay(
+          runtime,
+          {
+            webhookUrls: [],
+            webhookKeys: [],
+            webhookConnectTimeoutMs: 1000,
+            webhookTimeoutMs: 1000,
+            natsUrl: url,
+            retryForMs: 86_400_000,
+            backoffMs: 1,
+            pollMs: 5
+          },
+          {
+            onRefused: () => undefined,
+            onSettled: (_event, settlement) => {
+              settled.push(settlement.status)
+              if (settled.filter((status) => status === "delivered").length === recorded.length) allSettled()
+            }
+          }
+        )
+        await done
+        await relay?.close()
+        expect(sink.name).toBe("nats")
+
+        const consumer = await jetstream(connection).consumers.get(NATS_STREAM, {
+          deliver_policy: DeliverPolicy.StartSequence,
+          opt_start_seq: first
+        })
+        const mine = new Set(recorded.map((event) => event.id))
+        const received: Array<{ subject: string; id: string | undefined; body: string }> = []
+        const messages = await consumer.consume()
+        for await (const message of messages) {
+          const id = message.headers?.get("Nats-Msg-Id")
+          if (id !== undefined && mine.has(id)) received.push({ subject: message.subject, id, body: message.string() })
+          if (received.length === recorded.length) break
+        }
+        expect(received).toEqual(
+          recorded.map((event) => ({
+            subject: natsSubject("preferences.updated"),
+            id: event.id,
+            body: JSON.stringify(toEventEnvelope(event))
+          }))
+        )
+
+        // A redelivery (at least once) is dropped by JetStream's duplicate window: the same id publishes nothing new.
+        const before = (await manager.streams.info(NATS_STREAM)).state.messages
+        const again = await natsSink(url)
+        const [event] = recorded
+        if (event === undefined) throw new Error("no event")
+        await Effect.runPromise(again.sink.deliver(event))
+        await again.close()
+        expect((await manager.streams.info(NATS_STREAM)).state.messages).toBe(before)
+      } finally {
+        await connection.drain()
+      }
+    })
+  }
+)

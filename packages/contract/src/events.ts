@@ -25,40 +25,12 @@ const DefaultPaymentMethodChangedData = Schema.Struct({
   previous_default_id: Schema.NullOr(Schema.String)
 }).annotate({ identifier: "DefaultPaymentMethodChangedData" })
 
-/**
- * Every event type, by its `type`: the Schema of its `data`, and what the OpenAPI document says of it. `example` is
- * its `data` for a person (the OpenAPI webhooks' examples).
- */
+/** Every event type, by its `type`: the Schema of its `data` (its text and example: `EVENT_DOCS`, event-docs.ts). */
 export const EVENTS = {
-  "plan_entry.created": {
-    data: PlanEntryCreatedData,
-    summary: "A public plan entry was created",
-    description:
-      "Sent once per address: a second entry with a known email changes nothing and sends nothing. The subject is `plan_entries/<the address lower-cased>`. Never carries the password or its hash.",
-    example: { email: "ada@example.com" }
-  },
-  "preferences.updated": {
-    data: PreferencesUpdatedData,
-    summary: "A user's preferences changed",
-    description:
-      "The fields that changed, each with its old and new value (`language` canonical, `timezone` in minutes east of UTC). A write that changes nothing sends nothing. The subject is `users/<user id>`.",
-    example: { changes: { language: { old: "en", new: "pt-BR" }, timezone: { old: 0, new: -180 } } }
-  },
-  "payment_method.default_changed": {
-    data: DefaultPaymentMethodChangedData,
-    summary: "A user's default payment method changed",
-    description:
-      "The new default and the one it replaced (`null` when there was none). Setting the current default again sends nothing. The subject is `users/<user id>`.",
-    example: { payment_method_id: "pm_2", previous_default_id: "pm_1" }
-  }
-} as const satisfies {
-  readonly [T in DomainEvent["type"]]: {
-    readonly data: Schema.Top
-    readonly summary: string
-    readonly description: string
-    readonly example: unknown
-  }
-}
+  "plan_entry.created": { data: PlanEntryCreatedData },
+  "preferences.updated": { data: PreferencesUpdatedData },
+  "payment_method.default_changed": { data: DefaultPaymentMethodChangedData }
+} as const satisfies { readonly [T in DomainEvent["type"]]: { readonly data: Schema.Top } }
 
 export type EventType = keyof typeof EVENTS
 

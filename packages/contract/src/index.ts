@@ -45,6 +45,7 @@ export {
   type OperationRoutes
 } from "./operation-routes.js"
 export { OPERATION_DOCS } from "./operation-docs.js"
+export { EVENT_DOCS } from "./event-docs.js"
 export {
   AccordEvent,
   EVENT_ENVELOPES,

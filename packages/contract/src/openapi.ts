@@ -2,7 +2,8 @@ import { JsonSchema, type Schema, SchemaRepresentation } from "effect"
 import { answerHeadersOf, errorStatusesOf, LATER_ANSWERS_CARRY, problemCodesOf, readHeadersOf } from "./checks.js"
 import { PROBLEM_EXAMPLES, validationProblemExample } from "./examples.js"
 import type { ErasedOperationDocs, Operation, OperationTag } from "./operation.js"
-import { EVENT_ENVELOPES, EVENT_TYPES, EVENTS } from "./events.js"
+import { EVENT_DOCS } from "./event-docs.js"
+import { EVENT_ENVELOPES, EVENT_TYPES } from "./events.js"
 import { OPERATION_DOCS } from "./operation-docs.js"
 import { apiRoutes } from "./operations.js"
 import { PROBLEMS, ProblemSchema, REASON_PHRASES, type ProblemCode } from "./problems.js"
@@ -273,8 +274,8 @@ export const makeOpenApiDocument = (options: { readonly serverUrl: string }): Js
         {
           post: {
             operationId: `event.${type}`,
-            summary: EVENTS[type].summary,
-            description: `${EVENTS[type].description} ${WEBHOOK_DELIVERY}`,
+            summary: EVENT_DOCS[type].summary,
+            description: `${EVENT_DOCS[type].description} ${WEBHOOK_DELIVERY}`,
             security: [],
             parameters: WEBHOOK_HEADERS,
             requestBody: {
@@ -291,7 +292,7 @@ export const makeOpenApiDocument = (options: { readonly serverUrl: string }): Js
                     subject: type === "plan_entry.created" ? "plan_entries/ada@example.com" : "users/u_1",
                     sequence: 1,
                     datacontenttype: "application/json",
-                    data: EVENTS[type].example
+                    data: EVENT_DOCS[type].example
                   }
                 }
               }

@@ -177,7 +177,7 @@ export const userDocs: DocsOf<typeof userOperations> = {
     tag: "users",
     summary: "List the user's own events (oldest first)",
     description:
-      "The events of the caller's changes (`preferences.updated`, `payment_method.default_changed`), oldest first, the same envelopes the webhooks carry. A page holds `limit` events (1 to 100, default 20); `has_more` says whether a next page has some: ask for it with `after` set to the last id of this one. An `after` that is not one of the caller's events is 400 `invalid_cursor`; a query parameter not listed here, one sent twice, or a value out of bounds is 400 `invalid_query`. Needs a user credential (an application's is 403).",
+      "The events of the caller's own changes (a preferences.updated or a payment_method.default_changed each), oldest first, the same envelopes the webhooks carry. A page holds `limit` events (1 to 100, default 20); `has_more` says whether a next page has some: ask for it with `after` set to the last id of this one. An `after` that is not one of the caller's events is 400 `invalid_cursor`; a query parameter not listed here, one sent twice, or a value out of bounds is 400 `invalid_query`. Needs a user credential (an application's is 403).",
     query: {
       after: {
         description: "The id of the last event already read; the page starts after it. Absent: from the first.",

@@ -42,10 +42,4 @@ export class Unavailable extends Data.TaggedError("Unavailable")<{
 export class UnknownCursor extends Data.TaggedError("UnknownCursor") {}
 
 export type DomainError =
-  | ValidationError
-  | NotFound
-  | Unauthenticated
-  | InsufficientScope
-  | PreconditionFailed
-  | Unavailable
-  | UnknownCursor
+  ValidationError | NotFound | Unauthenticated | InsufficientScope | PreconditionFailed | Unavailable | UnknownCursor

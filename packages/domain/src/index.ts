@@ -84,12 +84,7 @@ export {
 // Ports, and the services a store and the use cases need
 export { Authenticator } from "./ports/authenticator.js"
 export { DeliveryFailed, type EventSink } from "./ports/event-sink.js"
-export {
-  EventStore,
-  type DeliveryStatus,
-  type PendingEvent,
-  type Settlement
-} from "./ports/event-store.js"
+export { EventStore, type DeliveryStatus, type PendingEvent, type Settlement } from "./ports/event-store.js"
 export { PasswordHasher } from "./ports/password-hasher.js"
 export { PaymentMethods } from "./ports/payment-methods.js"
 export { PlanEntries } from "./ports/plan-entries.js"

@@ -48,7 +48,12 @@ const setDefaultIn = (
   if (precondition !== undefined && !precondition(target)) return [Effect.fail(new PreconditionFailed()), state]
   if (target.isDefault) return [Effect.succeed(target), state]
   const chosen = withDefault(target, true, now)
-  log.append(events(methods.find((method) => method.isDefault), chosen))
+  log.append(
+    events(
+      methods.find((method) => method.isDefault),
+      chosen
+    )
+  )
   const next = methods.map((method) =>
     method.id === id ? chosen : method.isDefault ? withDefault(method, false, now) : method
   )

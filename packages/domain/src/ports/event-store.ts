@@ -49,7 +49,11 @@ export class EventStore extends Context.Service<
      * Up to `limit` pending events due at `now` that no other deliverer holds, oldest first, each held until
      * `leaseUntil` (then another deliverer may take it: one that died holding it delays it, never loses it).
      */
-    readonly claimDue: (now: Date, leaseUntil: Date, limit: number) => Effect.Effect<ReadonlyArray<PendingEvent>, Unavailable>
+    readonly claimDue: (
+      now: Date,
+      leaseUntil: Date,
+      limit: number
+    ) => Effect.Effect<ReadonlyArray<PendingEvent>, Unavailable>
     /** Records what a claimed event's delivery attempt left, and releases it. */
     readonly settle: (id: string, settlement: Settlement) => Effect.Effect<void, Unavailable>
     /** Every failed event pending again, due at `now` (the replay command); how many. */

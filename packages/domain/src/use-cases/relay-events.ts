@@ -76,7 +76,11 @@ export const relayOnce = (options: RelayOptions): Effect.Effect<number, Unavaila
   Effect.gen(function* () {
     const events = yield* EventStore
     const at = yield* now
-    const due = yield* events.claimDue(at, new Date(at.getTime() + (options.leaseMillis ?? 300_000)), options.batchSize ?? 100)
+    const due = yield* events.claimDue(
+      at,
+      new Date(at.getTime() + (options.leaseMillis ?? 300_000)),
+      options.batchSize ?? 100
+    )
     yield* Effect.forEach(due, (pending) => attempt(options, pending), {
       concurrency: options.concurrency ?? 8,
       discard: true

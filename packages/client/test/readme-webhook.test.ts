@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs"
 import type { AddressInfo } from "node:net"
 import { afterAll, describe, expect, it, vi } from "@effect/vitest"
 import { Webhook } from "standardwebhooks"
+import { OPERATION_DOCS } from "@accord/contract"
 
 // The root README's webhook receiver ("Events and webhooks"), run: what standardwebhooks signs it takes (204) and
 // prints, anything else it refuses (400).
@@ -19,17 +20,9 @@ afterAll(() => {
   receiver.close()
 })
 
-const body = JSON.stringify({
-  specversion: "1.0",
-  id: "019a4f6e-3c2b-7d40-9a1e-5f6b7c8d9e0f",
-  source: "/api",
-  type: "payment_method.default_changed",
-  time: "2026-11-21T10:05:00.000Z",
-  subject: "users/u_1",
-  sequence: 2,
-  datacontenttype: "application/json",
-  data: { payment_method_id: "pm_2", previous_default_id: "pm_1" }
-})
+// The feed's example event (the contract's docs), with a previous default.
+const [example] = OPERATION_DOCS.listEvents.successExample.data
+const body = JSON.stringify({ ...example, data: { payment_method_id: "pm_2", previous_default_id: "pm_1" } })
 const headers = (signedBody: string) => {
   const at = new Date()
   return {

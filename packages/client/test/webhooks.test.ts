@@ -1,23 +1,16 @@
 import { randomBytes } from "node:crypto"
 import { describe, expect, it } from "@effect/vitest"
 import { Webhook } from "standardwebhooks"
+import { OPERATION_DOCS } from "@accord/contract"
 import { verifyWebhook, WebhookVerificationError } from "@accord/client/webhooks"
 
 // verifyWebhook against an independent implementation of Standard Webhooks (the `standardwebhooks` package): what it
 // signs is accepted, what it would refuse is refused (the server's signer is checked against it in the server's tests).
 
 const newSecret = () => `whsec_${randomBytes(24).toString("base64")}`
-const EVENT = {
-  specversion: "1.0",
-  id: "019a4f6e-3c2b-7d40-9a1e-5f6b7c8d9e0f",
-  source: "/api",
-  type: "payment_method.default_changed",
-  time: "2026-11-21T10:05:00.000Z",
-  subject: "users/u_1",
-  sequence: 1,
-  datacontenttype: "application/json",
-  data: { payment_method_id: "pm_2", previous_default_id: null }
-}
+// The feed's example event (the contract's docs): what a webhook carries.
+const [EVENT] = OPERATION_DOCS.listEvents.successExample.data
+if (EVENT === undefined) throw new Error("the feed's example has no event")
 const BODY = JSON.stringify(EVENT)
 
 /** The headers `standardwebhooks` makes for `body` under `secret`, at `at`. */

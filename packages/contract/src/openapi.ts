@@ -167,6 +167,18 @@ export const makeOpenApiDocument = (options: { readonly serverUrl: string }): Js
     return ref === undefined ? schema : (single.definitions[ref] ?? schema)
   }
   const problemRef = schemaOf(ProblemSchema)
+  /** A path parameter (required) or a query parameter (optional), with its docs and schema. */
+  const parameterObject = (operation: Operation, where: "params" | "query", name: string): JsonObject => {
+    const docs = docsOf(operation)[where]?.[name]
+    return {
+      name,
+      in: where === "params" ? "path" : "query",
+      required: where === "params",
+      description: docs?.description,
+      schema: parameterSchema(operation, where, name),
+      example: docs?.example
+    }
+  }
 
   const operationObject = (operation: Operation, pathParams: ReadonlyArray<string>): JsonObject => {
     const credentialed = operation.access !== "public"
@@ -213,22 +225,8 @@ export const makeOpenApiDocument = (options: { readonly serverUrl: string }): Js
       ...(credentialed ? { security: [{ bearerAuth: [] }] } : { security: [] }),
       ...((pathParams.length > 0 || queryParams.length > 0 || operation.conditional !== undefined) && {
         parameters: [
-          ...pathParams.map((name) => ({
-            name,
-            in: "path",
-            required: true,
-            description: docs.params?.[name]?.description,
-            schema: parameterSchema(operation, "params", name),
-            example: docs.params?.[name]?.example
-          })),
-          ...queryParams.map((name) => ({
-            name,
-            in: "query",
-            required: false,
-            description: docs.query?.[name]?.description,
-            schema: parameterSchema(operation, "query", name),
-            example: docs.query?.[name]?.example
-          })),
+          ...pathParams.map((name) => parameterObject(operation, "params", name)),
+          ...queryParams.map((name) => parameterObject(operation, "query", name)),
           ...conditionalParameters(operation)
         ]
       }),

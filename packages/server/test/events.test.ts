@@ -2,12 +2,14 @@ import { randomBytes } from "node:crypto"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterEach, describe, expect, it } from "@effect/vitest"
-import { Effect, ManagedRuntime, Schema } from "effect"
+import { Effect, ManagedRuntime, Redacted, Schema } from "effect"
 import { Webhook } from "standardwebhooks"
 import { toEventEnvelope } from "@accord/contract"
 import { EventStore, Seed, TimezoneOffset, updateLanguagePreferences, UserId, type RecordedEvent } from "@accord/domain"
 import { makeMemoryStore } from "@accord/store-memory"
 import { parseWebhookSecrets, signWebhook, startEventRelay, type RelaySettings } from "../src/events.js"
+import { createLogger, defaultConfig, parseConfig, startAccord } from "../src/index.js"
+import { bearer, makeTempDir, testSeed, USER_TOKEN } from "./cli-helpers.js"
 
 // docs/operations.md, "Events": the relay against a real receiver that verifies every signature with an independent
 // implementation of Standard Webhooks (`standardwebhooks`), and the receiver's faults. Every wait is for a count of
@@ -336,5 +338,81 @@ describe("webhook signatures", () => {
     expect(parseWebhookSecrets("whsec_c2hvcnQ=")).toBeUndefined()
     expect(parseWebhookSecrets("secret")).toBeUndefined()
     expect(parseWebhookSecrets(`${newSecret()} nope`)).toBeUndefined()
+  })
+})
+
+describe("the server with --webhook-url", () => {
+  it("sends a change made over HTTP to the receiver, lists it in the feed, counts it, and stays ready while a receiver is down", async () => {
+    const temp = await makeTempDir()
+    cleanups.push(temp.cleanup)
+    const seedFile = await temp.write("seed.json", testSeed)
+    const secret = newSecret()
+    const receiver = await startReceiver([secret], ok)
+    cleanups.push(receiver.close)
+    const down = await startReceiver([secret], ok)
+    await down.close()
+    const lines: Array<string> = []
+    const logged = new Waiters()
+    const accord = await startAccord(
+      {
+        ...defaultConfig,
+        port: 0,
+        seedFile,
+        scrypt: { N: 1024, r: 8, p: 1 },
+        metrics: { host: "127.0.0.1", port: 0 },
+        webhookUrl: [receiver.url, `http://127.0.0.1:${down.port}/hooks`],
+        webhookSecret: Redacted.make(secret),
+        eventsBackoffMs: 1,
+        eventsPollMs: 5
+      },
+      {
+        logger: createLogger("info", {
+          write: (line: string) => {
+            lines.push(line)
+            logged.changed()
+          }
+        })
+      }
+    )
+    cleanups.push(accord.close)
+    const changed = await fetch(`${accord.url}/api/payments/v1/payment-methods/pm_2/`, {
+      method: "PUT",
+      headers: bearer(USER_TOKEN)
+    })
+    expect(changed.status).toBe(200)
+    await receiver.until(() => receiver.deliveries.length >= 1)
+    const feed = (await (
+      await fetch(`${accord.url}/api/users/v1/events/`, { headers: bearer(USER_TOKEN) })
+    ).json()) as {
+      data: ReadonlyArray<{ id: string }>
+    }
+    expect(feed.data.map((event) => event.id)).toEqual(receiver.deliveries.map((delivery) => delivery.id))
+    expect(JSON.parse(receiver.deliveries[0]?.body ?? "{}")).toMatchObject({
+      type: "payment_method.default_changed",
+      subject: "users/u_1",
+      data: { payment_method_id: "pm_2", previous_default_id: "pm_1" }
+    })
+    // The other endpoint is down: the event stays pending for it, and the service is ready all the same.
+    await logged.until(() => lines.some((line) => line.includes("event delivery failed; retrying")))
+    expect((await fetch(`${accord.url}/api/health/ready`)).status).toBe(200)
+    const metrics = await (await fetch(`${accord.metricsUrl ?? ""}/metrics`)).text()
+    expect(metrics).toContain('accord_events{status="pending"} 1')
+    expect(metrics).toMatch(/accord_event_deliveries_total\{status="pending"\} [1-9]/)
+    // Logged by the sink's digest and the reason: never the URL, its token, or the secret.
+    const log = lines.join("")
+    expect(log).toContain("event delivery failed; retrying")
+    expect(log).not.toContain(receiver.url.split("?")[1] ?? "token=")
+    expect(log).not.toContain(secret)
+    expect(log).not.toContain(`${down.port}/hooks`)
+  })
+
+  it("refuses --webhook-url without WEBHOOK_SECRET (exit 2)", () => {
+    expect(() =>
+      parseConfig(["--webhook-url", "http://127.0.0.1:1/a", "--webhook-url", "http://127.0.0.1:1/b"], {})
+    ).toThrow(/--webhook-url \(WEBHOOK_URLS\) needs WEBHOOK_SECRET/)
+    const parsed = parseConfig(["--webhook-url", "http://127.0.0.1:1/a", "--webhook-url", "http://127.0.0.1:1/b"], {
+      WEBHOOK_SECRET: newSecret()
+    })
+    expect(parsed._tag === "Run" && parsed.config.webhookUrl).toEqual(["http://127.0.0.1:1/a", "http://127.0.0.1:1/b"])
   })
 })

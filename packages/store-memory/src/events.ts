@@ -3,6 +3,7 @@ import {
   type DeliveryStatus,
   type DomainEvent,
   EventStore,
+  newEventId,
   ownerOf,
   type PendingEvent,
   type RecordedEvent,
@@ -10,7 +11,6 @@ import {
   UnknownCursor,
   type UserId
 } from "@accord/domain"
-import { v7 as uuidv7 } from "uuid"
 
 interface Entry {
   readonly recorded: RecordedEvent
@@ -42,7 +42,7 @@ export class MemoryEventLog {
       const sequence = (this.sequences.get(subject) ?? 0) + 1
       this.sequences.set(subject, sequence)
       const position = this.entries.length
-      const recorded: RecordedEvent = { id: uuidv7(), subject, sequence, event }
+      const recorded: RecordedEvent = { id: newEventId(), subject, sequence, event }
       this.entries.push({ recorded, status: "pending", attempts: 0, deliveredTo: [], nextAttemptAt: 0, heldUntil: 0 })
       this.positions.set(recorded.id, position)
       this.pending.add(position)

@@ -28,7 +28,10 @@ export const makeMemoryStore = (seed?: Seed): Layer.Layer<StoreServices> =>
       const state = yield* makeMemoryState
       if (seed !== undefined) yield* loadSeedInto(state, seed)
       return Context.make(PlanEntries, makePlanEntries(state)).pipe(
-        Context.add(PreferencesStore, PreferencesStore.of(makeMergeRecordStore(PreferencesKind, state.preferences, state.events))),
+        Context.add(
+          PreferencesStore,
+          PreferencesStore.of(makeMergeRecordStore(PreferencesKind, state.preferences, state.events))
+        ),
         Context.add(PaymentMethods, makePaymentMethods(state)),
         Context.add(EventStore, makeEventStore(state.events)),
         Context.add(Authenticator, makeAuthenticator(state)),

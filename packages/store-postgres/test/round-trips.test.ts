@@ -98,11 +98,21 @@ describe("round trips to the database (issue 29: at most two per write, one per 
       const [first] = methodIds
       if (first === undefined) throw new Error("no method")
       expect(
-        yield* statementsOf(Effect.flatMap(PaymentMethods, (methods) => methods.setDefault(userId, first, now)))
+        yield* statementsOf(
+          Effect.flatMap(PaymentMethods, (methods) => methods.setDefault(userId, first, now, () => []))
+        )
       ).toBe(1)
       expect(
         yield* statementsOf(
-          Effect.flatMap(PaymentMethods, (methods) => methods.setDefault(userId, first, now, () => true))
+          Effect.flatMap(PaymentMethods, (methods) =>
+            methods.setDefault(
+              userId,
+              first,
+              now,
+              () => [],
+              () => true
+            )
+          )
         )
       ).toBeLessThanOrEqual(2)
       const authenticate = Effect.flatMap(Authenticator, (auth) => auth.authenticate(token))

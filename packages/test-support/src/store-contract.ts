@@ -558,8 +558,20 @@ export const runStoreContract = (
               "preferences.updated"
             ])
             expect(events.map((recorded) => recorded.event)).toEqual([
-              { type: "payment_method.default_changed", userId, paymentMethodId: first, previousDefault: null, at: at(1) },
-              { type: "payment_method.default_changed", userId, paymentMethodId: second, previousDefault: first, at: at(3) },
+              {
+                type: "payment_method.default_changed",
+                userId,
+                paymentMethodId: first,
+                previousDefault: null,
+                at: at(1)
+              },
+              {
+                type: "payment_method.default_changed",
+                userId,
+                paymentMethodId: second,
+                previousDefault: first,
+                at: at(3)
+              },
               {
                 type: "preferences.updated",
                 userId,
@@ -583,7 +595,12 @@ export const runStoreContract = (
             const entries = yield* PlanEntries
             const events = yield* EventStore
             const email = decodeEmail(`${unique("ev")}@Example.com`)
-            const entry = { email, emailKey: emailKey(email), passwordHash: PasswordHash.make("scrypt$secret"), createdAt: at(0) }
+            const entry = {
+              email,
+              emailKey: emailKey(email),
+              passwordHash: PasswordHash.make("scrypt$secret"),
+              createdAt: at(0)
+            }
             expect(yield* entries.insertIfAbsent(entry, [planEntryCreated(entry)])).toBe(true)
             expect(yield* entries.insertIfAbsent(entry, [planEntryCreated(entry)])).toBe(false)
             // The store's whole log, paged, holds exactly one event for this address.

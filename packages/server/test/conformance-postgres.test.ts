@@ -2,7 +2,7 @@ import { startFastifyServer } from "@accord/adapter-fastify"
 import { startKoaServer } from "@accord/adapter-koa"
 import { startExpressServer } from "@accord/adapter-express"
 import { startFetchServer } from "@accord/adapter-fetch/node"
-import { runHttpConformance, SQL_EVENTS_PENDING, startOnRuntime, startWith } from "@accord/test-support"
+import { runHttpConformance, startOnRuntime, startWith } from "@accord/test-support"
 import { ScryptPasswordHasherLive, testScryptCost } from "@accord/node/scrypt"
 import { PgliteStoreLive } from "@accord/store-postgres"
 import { afterAll, beforeAll, describe } from "@effect/vitest"
@@ -22,14 +22,10 @@ const pglite = ManagedRuntime.make(Layer.merge(PgliteStoreLive(), ScryptPassword
 beforeAll(() => pglite.context(), 120_000)
 afterAll(() => pglite.dispose())
 
-runHttpConformance("fastify on PGlite", startOnRuntime(startFastifyServer, pglite, CORS), {
-  pending: SQL_EVENTS_PENDING
-})
-runHttpConformance("koa on PGlite", startOnRuntime(startKoaServer, pglite, CORS), { pending: SQL_EVENTS_PENDING })
-runHttpConformance("express on PGlite", startOnRuntime(startExpressServer, pglite, CORS), {
-  pending: SQL_EVENTS_PENDING
-})
-runHttpConformance("fetch on PGlite", startOnRuntime(startFetchServer, pglite, CORS), { pending: SQL_EVENTS_PENDING })
+runHttpConformance("fastify on PGlite", startOnRuntime(startFastifyServer, pglite, CORS))
+runHttpConformance("koa on PGlite", startOnRuntime(startKoaServer, pglite, CORS))
+runHttpConformance("express on PGlite", startOnRuntime(startExpressServer, pglite, CORS))
+runHttpConformance("fetch on PGlite", startOnRuntime(startFetchServer, pglite, CORS))
 
 // On the server, each run gets a schema of its own, dropped when its server closes.
 describe.skipIf(databaseUrl === undefined)(
@@ -38,19 +34,13 @@ describe.skipIf(databaseUrl === undefined)(
     const url = databaseUrl ?? ""
     runHttpConformance(
       "fastify on postgres",
-      startWith(startFastifyServer, { ...CORS, store: storeInFreshSchema(url) }),
-      { pending: SQL_EVENTS_PENDING }
+      startWith(startFastifyServer, { ...CORS, store: storeInFreshSchema(url) })
     )
-    runHttpConformance("koa on postgres", startWith(startKoaServer, { ...CORS, store: storeInFreshSchema(url) }), {
-      pending: SQL_EVENTS_PENDING
-    })
+    runHttpConformance("koa on postgres", startWith(startKoaServer, { ...CORS, store: storeInFreshSchema(url) }))
     runHttpConformance(
       "express on postgres",
-      startWith(startExpressServer, { ...CORS, store: storeInFreshSchema(url) }),
-      { pending: SQL_EVENTS_PENDING }
+      startWith(startExpressServer, { ...CORS, store: storeInFreshSchema(url) })
     )
-    runHttpConformance("fetch on postgres", startWith(startFetchServer, { ...CORS, store: storeInFreshSchema(url) }), {
-      pending: SQL_EVENTS_PENDING
-    })
+    runHttpConformance("fetch on postgres", startWith(startFetchServer, { ...CORS, store: storeInFreshSchema(url) }))
   }
 )

@@ -7,7 +7,6 @@ import { Effect, Layer, ManagedRuntime, Redacted } from "effect"
 import { PasswordHasher, PlanEntries } from "@accord/domain"
 import { fillFileSystem, mountTmpfs, tmpfsUnavailable } from "@accord/test-support"
 import { auditTarget, httpAudits, runAudits } from "@accord/conformance/audits"
-import { SQL_EVENTS_PENDING } from "@accord/test-support"
 import { ScryptPasswordHasherLive, testScryptCost } from "@accord/node/scrypt"
 import { DATA_DIR_LOCK_FILE, PgliteStoreLive } from "@accord/store-postgres"
 import { createLogger } from "../src/logger.js"
@@ -224,11 +223,7 @@ describe("accord --store pglite", () => {
       otherUserPaymentMethods: ["pm_3"],
       corsOrigin: "https://app.example"
     })
-    // Until the SQL outbox (phase B of issue 31) this store records no events: the audits that need some are left out.
-    const results = await runAudits(
-      httpAudits.filter((audit) => !(audit.id in SQL_EVENTS_PENDING)),
-      target
-    )
+    const results = await runAudits(httpAudits, target)
     expect(await stopped(cli)).toEqual({ code: 0, signal: null })
     expect(results.filter((result) => result.status === "fail")).toEqual([])
     // Skipped: only the audits that need a store their runner seeded itself (users no request has used).

@@ -9,6 +9,7 @@ import {
   type Unavailable,
   type UserId
 } from "@accord/domain"
+import { eventCtes } from "./events.js"
 import { queryRows, type SqlClient } from "./sql-executor.js"
 
 /** Where a kind of merge record lives: its table (`id serial`, `user_id` unique, the fields, `created_at`, `updated_at`). */
@@ -84,14 +85,23 @@ export const mergeStatements = <F, Row>(spec: MergeTable<F, Row>) => {
         ON CONFLICT (user_id) DO UPDATE SET ${mergeSet("existing")}
         RETURNING ${selected})
       SELECT ${selected} FROM changed UNION ALL SELECT ${selected} FROM created`,
-    /** $1 id, $2.. the next values, then `updated_at`; then the values read, then the `updated_at` read. */
-    replaceIf: `UPDATE ${spec.table} SET ${names.map((name, index) => `${name} = ${values[index]}`).join(", ")},
-        updated_at = $${2 + fields.length}::timestamptz
-      WHERE id = $1 AND (${names.join(", ")}, updated_at) = (${params(3 + fields.length).join(", ")},
-        $${3 + 2 * fields.length}::timestamptz)
-      RETURNING ${selected}`
+    /**
+     * $1 id, $2.. the next values, then `updated_at`; then the values read, then the `updated_at` read; then the
+     * events' parameters (`eventCtes`), whose CTEs `events` gives: they are written only when the row was.
+     */
+    replaceIf: (events: ReadonlyArray<string>) => `WITH replaced AS (
+        UPDATE ${spec.table} SET ${names.map((name, index) => `${name} = ${values[index]}`).join(", ")},
+          updated_at = $${2 + fields.length}::timestamptz
+        WHERE id = $1 AND (${names.join(", ")}, updated_at) = (${params(3 + fields.length).join(", ")},
+          $${3 + 2 * fields.length}::timestamptz)
+        RETURNING ${selected})${events.map((cte) => `, ${cte}`).join("")}
+      SELECT ${selected} FROM replaced`,
+    /** The number of the first parameter after `replaceIf`'s own. */
+    replaceIfParams: 4 + 2 * fields.length
   }
 }
+
+const always = () => true
 
 /** Any kind of merge record on a SQL table (see `mergeStatements`). */
 export const makeSqlMergeRecordStore = <F, Row>(sql: SqlClient, spec: MergeTable<F, Row>): MergeRecordStore<F> => {
@@ -108,10 +118,6 @@ export const makeSqlMergeRecordStore = <F, Row>(sql: SqlClient, spec: MergeTable
   }
   const getOrCreate = (userId: UserId, now: Date) =>
     Effect.flatMap(rows(sql, statements.getOrCreate, [userId, ...defaults, now]), (found) => one(found, "getOrCreate"))
-  const merge = (userId: UserId, change: Merge<F>) =>
-    Effect.flatMap(rows(sql, statements.merge, [userId, ...valuesOf(change.set), ...defaults, change.at]), (found) =>
-      one(found, "merge")
-    )
   /** Read, judge, compare-and-set; read again when another write came between (then the precondition is judged again). */
   const mergeIf = (
     userId: UserId,
@@ -122,20 +128,25 @@ export const makeSqlMergeRecordStore = <F, Row>(sql: SqlClient, spec: MergeTable
       if (!precondition(current)) return Effect.fail(new PreconditionFailed())
       const next = applyMerge(spec.kind, current, change)
       if (next === current) return Effect.succeed(current)
+      // The change's events, written by the compare-and-set's own statement: only when it wrote (docs/api.md,
+      // "Events").
+      const recorded = eventCtes(spec.kind.events(userId, current, next), statements.replaceIfParams, "replaced")
       return Effect.flatMap(
-        rows(sql, statements.replaceIf, [
+        rows(sql, statements.replaceIf(recorded.ctes), [
           current.id,
           ...valuesOf(next),
           next.updatedAt,
           ...valuesOf(current),
-          current.updatedAt
+          current.updatedAt,
+          ...recorded.params
         ]),
         (written) => (written.length === 0 ? mergeIf(userId, change, precondition) : one(written, "replaceIf"))
       )
     })
   return {
     getOrCreate,
-    update: (userId, change, precondition) =>
-      precondition === undefined ? merge(userId, change) : mergeIf(userId, change, precondition)
+    // A write records its events (docs/api.md, "Events") only when it changed the record, which the compare-and-set
+    // knows (the record before and after): every write is one, in two round trips.
+    update: (userId, change, precondition) => mergeIf(userId, change, precondition ?? always)
   }
 }

@@ -5,8 +5,6 @@ import { databaseUrl, skipReason, storeInFreshSchema } from "./postgres-helpers.
 describe.skipIf(databaseUrl === undefined)(
   databaseUrl === undefined ? `postgres (skipped: ${skipReason})` : "postgres",
   () => {
-    runStoreContract("postgres (node-postgres pool, fresh schema)", storeInFreshSchema(databaseUrl ?? "").layer, {
-      eventsPending: "the SQL outbox is phase B of issue 31"
-    })
+    runStoreContract("postgres (node-postgres pool, fresh schema)", storeInFreshSchema(databaseUrl ?? "").layer)
   }
 )

@@ -2,7 +2,7 @@
 // raw transports, are @accord/conformance's; this package runs them as vitest suites and adds what needs more than a
 // URL: servers started on a seeded store, the store contract, adapter parity, the HTTP fuzz, a TCP proxy, a full disk.
 export { runStoreContract } from "./store-contract.js"
-export { runHttpConformance, SQL_EVENTS_PENDING, type StartServer } from "./http-conformance.js"
+export { runHttpConformance, type StartServer } from "./http-conformance.js"
 export { startOnRuntime, startWith, type StartAdapter, type StartWithOptions } from "./memory-server.js"
 export {
   compareServers,

@@ -1,3 +1,9 @@
+import { spawn } from "node:child_process"
+import { existsSync } from "node:fs"
+import { mkdtemp, rm } from "node:fs/promises"
+import { createServer } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Effect, ManagedRuntime, Schema } from "effect"
 import { DeliverPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream"
@@ -14,6 +20,15 @@ const natsUrl = process.env["NATS_URL"]
 const skipReason = "NATS_URL is not set (a NATS server with JetStream, e.g. nats://127.0.0.1:4222)"
 
 const USER = UserId.make(`u_nats_${Date.now()}`)
+
+/** A TCP port nothing listens on now. */
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const probe = createServer().listen(0, "127.0.0.1", () => {
+      const address = probe.address()
+      probe.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0))
+    })
+  })
 const seed = Schema.decodeUnknownSync(Seed)({ users: [{ id: USER, token: "nats-token" }] })
 
 describe.skipIf(natsUrl === undefined)(
@@ -93,5 +108,104 @@ describe.skipIf(natsUrl === undefined)(
         await connection.drain()
       }
     })
+  }
+)
+
+// A NATS server of the test's own (the `nats-server` binary, JetStream on, its store in a temporary directory), so that
+// it can be stopped and started again.
+const natsServerBinary = ["/usr/sbin/nats-server", "/usr/local/bin/nats-server", "/usr/bin/nats-server"].find((path) =>
+  existsSync(path)
+)
+
+describe.skipIf(natsServerBinary === undefined)(
+  natsServerBinary === undefined
+    ? "NATS sink across a NATS server restart (skipped: no nats-server binary on this machine)"
+    : "NATS sink across a NATS server restart",
+  () => {
+    it("events recorded while NATS is down are published once it is back", async () => {
+      const storeDir = await mkdtemp(join(tmpdir(), "accord-nats-"))
+      const port = await freePort()
+      const url = `nats://127.0.0.1:${port}`
+      const start = () => {
+        const child = spawn(natsServerBinary ?? "", ["-js", "-a", "127.0.0.1", "-p", String(port), "-sd", storeDir], {
+          stdio: ["ignore", "ignore", "pipe"]
+        })
+        const ready = new Promise<void>((resolve) => {
+          let text = ""
+          child.stderr.on("data", (chunk: Buffer) => {
+            text += chunk.toString("utf8")
+            if (text.includes("Server is ready")) resolve()
+          })
+        })
+        return { child, ready }
+      }
+      let server = start()
+      await server.ready
+      const runtime = ManagedRuntime.make(makeMemoryStore(seed))
+      const delivered: Array<string> = []
+      const refused: Array<string> = []
+      let changed: () => void = () => undefined
+      const until = (condition: () => boolean) =>
+        new Promise<void>((resolve) => {
+          if (condition()) return resolve()
+          changed = () => {
+            if (condition()) resolve()
+          }
+        })
+      const relay = await startEventRelay(
+        runtime,
+        {
+          webhookUrls: [],
+          webhookKeys: [],
+          webhookConnectTimeoutMs: 1000,
+          webhookTimeoutMs: 1000,
+          natsUrl: url,
+          retryForMs: 86_400_000,
+          backoffMs: 50,
+          pollMs: 10
+        },
+        {
+          onRefused: (_event, _sink, reason) => {
+            refused.push(reason)
+            changed()
+          },
+          onSettled: (event, settlement) => {
+            if (settlement.status === "delivered") delivered.push(event.id)
+            changed()
+          }
+        }
+      )
+      try {
+        const change = (timezone: number) =>
+          runtime.runPromise(updateLanguagePreferences(USER, { timezone: TimezoneOffset.make(timezone) }))
+        await change(60)
+        await until(() => delivered.length === 1)
+        // Down: what is recorded now is refused, kept and retried.
+        server.child.kill("SIGTERM")
+        await new Promise((resolve) => server.child.once("exit", resolve))
+        await change(120)
+        await change(180)
+        await until(() => refused.length >= 2)
+        server = start()
+        await server.ready
+        await until(() => delivered.length === 3)
+        const recorded = await runtime.runPromise(Effect.flatMap(EventStore, (events) => events.list(undefined, 10)))
+        expect([...delivered].sort()).toEqual(recorded.map((event) => event.id).sort())
+        // The stream holds each once.
+        const connection = await connect({ servers: url })
+        try {
+          const info = await (await jetstreamManager(connection)).streams.info(NATS_STREAM)
+          expect(info.state.messages).toBe(3)
+        } finally {
+          await connection.drain()
+        }
+      } finally {
+        await relay?.close()
+        await runtime.dispose()
+        server.child.kill("SIGTERM")
+        await new Promise((resolve) => server.child.once("exit", resolve))
+        await rm(storeDir, { recursive: true, force: true })
+      }
+    }, 60_000)
   }
 )

@@ -11,7 +11,7 @@ import { connect } from "@nats-io/transport-node"
 import { toEventEnvelope } from "@accord/contract"
 import { EventStore, Seed, TimezoneOffset, updateLanguagePreferences, UserId } from "@accord/domain"
 import { makeMemoryStore } from "@accord/store-memory"
-import { NATS_STREAM, natsSink, natsSubject, startEventRelay } from "../src/events.js"
+import { NATS_STREAM, natsSink, natsSubject, startEventRelay, type RelaySettings } from "../src/events.js"
 
 // docs/operations.md, "Events": the relay's NATS JetStream sink, read back by a JetStream consumer. Needs a NATS server
 // with JetStream: NATS_URL (e.g. nats://127.0.0.1:4222), as .ci/run sets it where one runs.
@@ -20,6 +20,18 @@ const natsUrl = process.env["NATS_URL"]
 const skipReason = "NATS_URL is not set (a NATS server with JetStream, e.g. nats://127.0.0.1:4222)"
 
 const USER = UserId.make(`u_nats_${Date.now()}`)
+
+/** A relay to NATS alone, retrying after `backoffMs` and looking for events every few milliseconds. */
+const natsOnly = (natsUrl: string, backoffMs: number): RelaySettings => ({
+  webhookUrls: [],
+  webhookKeys: [],
+  webhookConnectTimeoutMs: 1000,
+  webhookTimeoutMs: 1000,
+  natsUrl,
+  retryForMs: 86_400_000,
+  backoffMs,
+  pollMs: 5
+})
 
 /** A TCP port nothing listens on now. */
 const freePort = () =>
@@ -52,26 +64,13 @@ describe.skipIf(natsUrl === undefined)(
         const settled: Array<string> = []
         let allSettled: () => void = () => undefined
         const done = new Promise<void>((resolve) => (allSettled = resolve))
-        const relay = await startEventRelay(
-          runtime,
-          {
-            webhookUrls: [],
-            webhookKeys: [],
-            webhookConnectTimeoutMs: 1000,
-            webhookTimeoutMs: 1000,
-            natsUrl: url,
-            retryForMs: 86_400_000,
-            backoffMs: 1,
-            pollMs: 5
-          },
-          {
-            onRefused: () => undefined,
-            onSettled: (_event, settlement) => {
-              settled.push(settlement.status)
-              if (settled.filter((status) => status === "delivered").length === recorded.length) allSettled()
-            }
+        const relay = await startEventRelay(runtime, natsOnly(url, 1), {
+          onRefused: () => undefined,
+          onSettled: (_event, settlement) => {
+            settled.push(settlement.status)
+            if (settled.filter((status) => status === "delivered").length === recorded.length) allSettled()
           }
-        )
+        })
         await done
         await relay?.close()
         expect(sink.name).toBe("nats")
@@ -152,29 +151,16 @@ describe.skipIf(natsServerBinary === undefined)(
             if (condition()) resolve()
           }
         })
-      const relay = await startEventRelay(
-        runtime,
-        {
-          webhookUrls: [],
-          webhookKeys: [],
-          webhookConnectTimeoutMs: 1000,
-          webhookTimeoutMs: 1000,
-          natsUrl: url,
-          retryForMs: 86_400_000,
-          backoffMs: 50,
-          pollMs: 10
+      const relay = await startEventRelay(runtime, natsOnly(url, 50), {
+        onRefused: (_event, _sink, reason) => {
+          refused.push(reason)
+          changed()
         },
-        {
-          onRefused: (_event, _sink, reason) => {
-            refused.push(reason)
-            changed()
-          },
-          onSettled: (event, settlement) => {
-            if (settlement.status === "delivered") delivered.push(event.id)
-            changed()
-          }
+        onSettled: (event, settlement) => {
+          if (settlement.status === "delivered") delivered.push(event.id)
+          changed()
         }
-      )
+      })
       try {
         const change = (timezone: number) =>
           runtime.runPromise(updateLanguagePreferences(USER, { timezone: TimezoneOffset.make(timezone) }))

@@ -15,7 +15,8 @@ const snippets = [
   "express-mount.ts",
   "hono-mount.ts",
   "server-cli.sh",
-  "host.test.ts"
+  "host.test.ts",
+  "event-sink.ts"
 ]
 const languageOf = (name: string) => (name.endsWith(".sh") ? "sh" : "ts")
 

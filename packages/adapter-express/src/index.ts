@@ -3,6 +3,7 @@ import {
   closeIfBodyUnread,
   makeNodeHttpHandler,
   requestPath,
+  requestQuery,
   responsePayload,
   toHttpRequest
 } from "@accord/node/bridge"
@@ -14,7 +15,11 @@ import express, { Router, type Request, type RequestHandler, type Response } fro
  * gets the path as the client sent it: Express strips the mount path from `req.url`, never from `req.originalUrl`.
  */
 const relay = async (handler: HttpHandler, req: Request, res: Response): Promise<void> => {
-  const response = await handler({ ...toHttpRequest(req, req, res), path: requestPath(req.originalUrl) })
+  const response = await handler({
+    ...toHttpRequest(req, req, res),
+    path: requestPath(req.originalUrl),
+    query: requestQuery(req.originalUrl)
+  })
   closeIfBodyUnread(req, res)
   // Node's own writing, not res.send: that one would add an ETag, guess a Content-Type and rewrite a HEAD or 204
   // answer. The core's headers in its order and spelling, then `content-length`, as Fastify and Koa write them;

@@ -9,6 +9,8 @@ export type FetchHandler = (request: Request) => Promise<Response>
 
 /** The path of a serialised URL: still percent-encoded, without query or fragment (`new URL` would parse it again). */
 const pathOf = (url: string): string => /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*([^?#]*)/.exec(url)?.[1] || "/"
+/** The URL's query, still percent-encoded: after its `?`, up to a `#` (a Request's URL has no fragment). */
+const queryOf = (url: string): string => /^[^?#]*\?([^#]*)/.exec(url)?.[1] ?? ""
 
 /**
  * The core's neutral request for a fetch Request (docs/api.md, "Precise rules"): the request's own `Headers`, which
@@ -19,6 +21,7 @@ const pathOf = (url: string): string => /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*([^
 export const fromFetchRequest = (request: Request, path: string = pathOf(request.url)): HttpRequest => ({
   method: request.method,
   path,
+  query: queryOf(request.url),
   headers: request.headers,
   readBody: (limit) => readFetchBody(request, limit)
 })

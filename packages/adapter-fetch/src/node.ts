@@ -6,6 +6,7 @@ import {
   makeNodeHttpHandler,
   nodeBodyNow,
   requestPath,
+  requestQuery,
   responsePayload,
   toHttpRequest
 } from "@accord/node/bridge"
@@ -28,6 +29,7 @@ const INTERNAL_ERROR: ResponseInit = { status: 500 }
 const fromIncoming = (request: Request, incoming: IncomingMessage, outgoing: ServerResponse): HttpRequest => ({
   method: request.method,
   path: requestPath(incoming.url ?? "/"),
+  query: requestQuery(incoming.url ?? "/"),
   headers: request.headers,
   readBodyNow: nodeBodyNow(incoming, incoming),
   readBody: async (limit) => {

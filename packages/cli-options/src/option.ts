@@ -20,6 +20,11 @@ export interface OptionFields<out A> {
    * process list shows it, it gets a warning unless it is a URL without a password (`ParsedOptions`' `warnings`).
    */
   readonly secret?: boolean
+  /**
+   * The flag may be given more than once: its values are joined by a space, in order, and decoded as one text (its
+   * environment twin holds them space-separated).
+   */
+  readonly repeatable?: boolean
 }
 
 export interface Option<out A> extends OptionFields<A> {

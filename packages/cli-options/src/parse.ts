@@ -52,7 +52,16 @@ export const parseOptions = <T extends OptionTable>(
   const flags: ParseArgsOptionsConfig = {
     ...Object.fromEntries(
       Object.values(table).flatMap((option) =>
-        option.flag === undefined ? [] : [[option.flag, { type: option.type.isSwitch ? "boolean" : "string" }]]
+        option.flag === undefined
+          ? []
+          : [
+              [
+                option.flag,
+                option.repeatable === true
+                  ? { type: "string", multiple: true }
+                  : { type: option.type.isSwitch ? "boolean" : "string" }
+              ]
+            ]
       )
     ),
     help: { type: "boolean", short: "h" }
@@ -76,7 +85,8 @@ export const parseOptions = <T extends OptionTable>(
   const problems: Array<string> = []
   const warnings: Array<string> = []
   for (const [key, option] of Object.entries(table)) {
-    const fromFlag = option.flag === undefined ? undefined : parsed.values[option.flag]
+    const flagged = option.flag === undefined ? undefined : parsed.values[option.flag]
+    const fromFlag = Array.isArray(flagged) ? flagged.join(" ") : flagged
     const fromEnv = env[option.env]
     const text =
       typeof fromFlag === "string" || typeof fromFlag === "boolean"

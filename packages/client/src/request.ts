@@ -14,6 +14,7 @@ import type {
 /** What a request carries at run time, whatever the operation (its static type is `RequestOf<O>`). */
 export interface AnyRequest {
   readonly params?: Readonly<Record<string, unknown>>
+  readonly query?: Readonly<Record<string, unknown>>
   readonly body?: unknown
   readonly ifMatch?: string
   readonly ifNoneMatch?: string
@@ -68,14 +69,22 @@ interface BoundOperation {
 
 const encoder = new TextEncoder()
 
-const urlOf = ({ id, route }: BoundOperation, settings: Settings, params: AnyRequest["params"]): string => {
+const urlOf = ({ id, route }: BoundOperation, settings: Settings, request: AnyRequest | undefined): string => {
   let path: string = route.path
   for (const name of route.params) {
-    const value = params?.[name]
+    const value = request?.params?.[name]
     if (typeof value !== "string") throw new TypeError(`${id}: params.${name} must be a string`)
     path = path.replace(`{${name}}`, () => encodeURIComponent(value))
   }
-  return settings.baseUrl + path
+  // Only the parameters the operation lists, in its order; one left out is not sent (docs/api.md, "Events").
+  const query: Array<string> = []
+  for (const name of route.query) {
+    const value = request?.query?.[name]
+    if (value === undefined) continue
+    if (typeof value !== "string") throw new TypeError(`${id}: query.${name} must be a string`)
+    query.push(`${name}=${encodeURIComponent(value)}`)
+  }
+  return settings.baseUrl + path + (query.length === 0 ? "" : `?${query.join("&")}`)
 }
 
 const resolveToken = async (token: TokenSource | undefined): Promise<string | undefined> => {
@@ -152,7 +161,7 @@ const send = async (
   request: AnyRequest | undefined
 ): Promise<AnyResult> => {
   const { id, route } = operation
-  const url = urlOf(operation, settings, request?.params)
+  const url = urlOf(operation, settings, request)
   const headers = new Headers({ accept: "application/json, application/problem+json" })
   if (route.access !== "public") {
     const token = await resolveToken(settings.token)

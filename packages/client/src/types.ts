@@ -19,6 +19,9 @@ export type OperationOf<Id extends OperationId> = Operations[Id]
 /** Path parameters as sent: their Schema's Encoded side, required when the path has any. */
 type ParamsInput<P> = P extends Schema.Top ? { readonly params: P["Encoded"] } : { readonly params?: never }
 
+/** Query parameters as sent: their Schema's Encoded side (text), each optional. */
+type QueryInput<Q> = Q extends Schema.Top ? { readonly query?: Q["Encoded"] } : { readonly query?: never }
+
 /**
  * The body as sent: the body Schema's Encoded side (what the server decodes), required when the operation requires
  * one (docs/api.md, "Precise rules": no body is `{}` where one is optional).
@@ -38,9 +41,12 @@ type ConditionalInput<C> = C extends "ifMatch" | "ifMatchRequirable"
   ? { readonly ifMatch?: string }
   : { readonly ifMatch?: never }
 
-/** The request of an operation: `params` and `body` typed from its Schemas, and `ifMatch` for a conditional write. */
+/**
+ * The request of an operation: `params`, `query` and `body` typed from its Schemas, and `ifMatch` for a conditional
+ * write.
+ */
 export type RequestInputOf<O extends TypedOperation> = Simplify<
-  ParamsInput<O["params"]> & BodyInput<O["body"]> & ConditionalInput<O["conditional"]>
+  ParamsInput<O["params"]> & QueryInput<O["query"]> & BodyInput<O["body"]> & ConditionalInput<O["conditional"]>
 >
 
 /**

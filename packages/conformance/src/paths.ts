@@ -60,6 +60,7 @@ export const apiPaths = (prefix: string) => {
     of,
     planEntries: of("createPublicPlanEntry"),
     preferences: of("updateLanguagePreferences"),
+    events: of("listEvents"),
     paymentMethods: of("listPaymentMethods"),
     paymentMethod: (id: string): string => of("setDefaultPaymentMethod", { id }),
     health: of("health"),

@@ -31,7 +31,8 @@ export const DOMAIN_ERRORS = {
     headers: { "WWW-Authenticate": { description: "Bearer challenge (insufficient_scope)", type: "string" } }
   },
   PreconditionFailed: { codes: ["precondition_failed"] },
-  Unavailable: { codes: ["unavailable"], headers: { "Retry-After": RETRY_AFTER } }
+  Unavailable: { codes: ["unavailable"], headers: { "Retry-After": RETRY_AFTER } },
+  UnknownCursor: { codes: ["invalid_cursor"] }
 } as const satisfies {
   readonly [Tag in DomainError["_tag"]]: {
     readonly codes: ReadonlyArray<ProblemCode>
@@ -49,6 +50,7 @@ export interface Applies {
   readonly access?: ReadonlyArray<Access>
   readonly body?: true
   readonly params?: true
+  readonly query?: true
   readonly conditional?: ReadonlyArray<Conditional>
   readonly drains?: true
 }
@@ -189,6 +191,13 @@ export const PIPELINE = [
     codes: ["not_found"]
   }),
   pipelineCheck({
+    id: "query",
+    refuses: "a query parameter the operation does not list, one sent twice, or a value out of its bounds",
+    perOperation: true,
+    appliesTo: { query: true },
+    codes: ["invalid_query"]
+  }),
+  pipelineCheck({
     id: "use-case",
     refuses:
       "what the operation's use case declares: an unknown resource or another user's, a stale If-Match, the store unreachable or full, password hashing saturated",
@@ -236,6 +245,7 @@ export interface ProblemCodeSource {
   readonly access: Access
   readonly body: unknown
   readonly params: unknown
+  readonly query?: unknown
   readonly errors: ReadonlyArray<DomainErrorTag>
   readonly conditional?: Conditional | undefined
   readonly unavailableWhileDraining?: boolean
@@ -249,9 +259,10 @@ type Holds<P, O extends ProblemCodeSource> = [
   P extends { readonly access: ReadonlyArray<infer A> } ? Overlaps<O["access"], A> : true,
   P extends { readonly body: true } ? ([O["body"]] extends [undefined] ? false : true) : true,
   P extends { readonly params: true } ? ([O["params"]] extends [undefined] ? false : true) : true,
+  P extends { readonly query: true } ? ([O["query"]] extends [undefined] ? false : true) : true,
   P extends { readonly conditional: ReadonlyArray<infer C> } ? Overlaps<O["conditional"], C> : true,
   P extends { readonly drains: true } ? Overlaps<O["unavailableWhileDraining"], true> : true
-] extends [true, true, true, true, true]
+] extends [true, true, true, true, true, true]
   ? true
   : false
 
@@ -275,10 +286,11 @@ export type ProblemCodeOf<O extends ProblemCodeSource> =
 
 /** Whether `check` applies to `operation` (its `Applies`, read as `Holds` reads it in the types). */
 export const appliesTo = (check: PipelineCheck, operation: ProblemCodeSource): boolean => {
-  const { access, body, params, conditional, drains } = check.appliesTo
+  const { access, body, params, query, conditional, drains } = check.appliesTo
   if (access !== undefined && !access.includes(operation.access)) return false
   if (body === true && operation.body === undefined) return false
   if (params === true && operation.params === undefined) return false
+  if (query === true && operation.query === undefined) return false
   if (
     conditional !== undefined &&
     (operation.conditional === undefined || !conditional.includes(operation.conditional))

@@ -25,6 +25,8 @@ const problem = <C extends ProblemCode>(code: C, detail: string) => {
 export const PROBLEM_EXAMPLES: { readonly [C in Exclude<ProblemCode, "validation_failed">]: ProblemExample } = {
   invalid_json: problem("invalid_json", PROBLEMS.invalid_json.detail.bodyRequired),
   invalid_body: problem("invalid_body", PROBLEMS.invalid_body.detail),
+  invalid_query: problem("invalid_query", PROBLEMS.invalid_query.detail),
+  invalid_cursor: problem("invalid_cursor", PROBLEMS.invalid_cursor.detail),
   unauthenticated: problem("unauthenticated", PROBLEMS.unauthenticated.detail),
   invalid_token: problem("invalid_token", PROBLEMS.invalid_token.detail),
   insufficient_scope: problem("insufficient_scope", PROBLEMS.insufficient_scope.detail),

@@ -28,6 +28,8 @@ export {
   type ParameterDocs,
   type ParamsOf,
   type ParamsSchema,
+  type QueryOf,
+  type QuerySchema,
   type Route,
   type SuccessSpec,
   type TypedOperation,
@@ -43,9 +45,23 @@ export {
   type OperationRoutes
 } from "./operation-routes.js"
 export { OPERATION_DOCS } from "./operation-docs.js"
+export { EVENT_DOCS } from "./event-docs.js"
+export {
+  AccordEvent,
+  EVENT_ENVELOPES,
+  EVENT_SOURCE,
+  EVENT_TYPES,
+  EVENTS,
+  EventPage,
+  toEventEnvelope,
+  type EventType
+} from "./events.js"
 export { MASKED_PASSWORD, PlanEntryBody, PlanEntryView, toPlanEntryView } from "./operations/plans.js"
 export {
+  DEFAULT_EVENTS_PAGE,
   decodePreferencesPatch,
+  EventsQuery,
+  MAX_EVENTS_PAGE,
   PreferencesPatchBody,
   PreferencesView,
   toPatch,

@@ -2,6 +2,8 @@ import { JsonSchema, type Schema, SchemaRepresentation } from "effect"
 import { answerHeadersOf, errorStatusesOf, LATER_ANSWERS_CARRY, problemCodesOf, readHeadersOf } from "./checks.js"
 import { PROBLEM_EXAMPLES, validationProblemExample } from "./examples.js"
 import type { ErasedOperationDocs, Operation, OperationTag } from "./operation.js"
+import { EVENT_DOCS } from "./event-docs.js"
+import { EVENT_ENVELOPES, EVENT_TYPES } from "./events.js"
 import { OPERATION_DOCS } from "./operation-docs.js"
 import { apiRoutes } from "./operations.js"
 import { PROBLEMS, ProblemSchema, REASON_PHRASES, type ProblemCode } from "./problems.js"
@@ -27,6 +29,36 @@ const RATE_LIMIT_HEADERS = Object.fromEntries(
 )
 const ETAG_HEADER = "ETag"
 const etagRef = { $ref: `#/components/headers/${ETAG_HEADER}` }
+
+/** What every webhook's description ends with: how it is sent (docs/operations.md, "Events"). */
+const WEBHOOK_DELIVERY =
+  "Sent at least once to each endpoint (`--webhook-url`), retried with exponential back-off; deduplicate by `id` (also `webhook-id`). Verify the signature before trusting the body (`verifyWebhook` in `@accord/client/webhooks`)."
+
+/** The Standard Webhooks headers every delivery carries. */
+const WEBHOOK_HEADERS: ReadonlyArray<JsonObject> = [
+  {
+    name: "webhook-id",
+    in: "header",
+    required: true,
+    description: "The event's id: the same on every attempt.",
+    schema: { type: "string" }
+  },
+  {
+    name: "webhook-timestamp",
+    in: "header",
+    required: true,
+    description: "Seconds since the Unix epoch when this attempt was signed; refuse one too far from now.",
+    schema: { type: "string", pattern: "^[0-9]+$" }
+  },
+  {
+    name: "webhook-signature",
+    in: "header",
+    required: true,
+    description:
+      "Space-separated `v1,<base64>`: HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` under each current secret (several during a rotation).",
+    schema: { type: "string" }
+  }
+]
 
 /** The request headers an operation's checks read (checks.ts), as OpenAPI parameters. */
 const conditionalParameters = (operation: Operation): ReadonlyArray<JsonObject> =>
@@ -114,6 +146,7 @@ export const makeOpenApiDocument = (options: { readonly serverUrl: string }): Js
       if (operation.body !== undefined) named.push(operation.body.schema)
     }
   }
+  for (const type of EVENT_TYPES) named.push(EVENT_ENVELOPES[type])
   const compiled = JsonSchema.toMultiDocumentOpenApi3_1(
     SchemaRepresentation.toJsonSchemaMultiDocument(
       SchemaRepresentation.toRepresentations(named.map((schema) => schema.ast) as [never, ...Array<never>]),
@@ -122,10 +155,10 @@ export const makeOpenApiDocument = (options: { readonly serverUrl: string }): Js
   )
   const definitions = compiled.definitions
   const schemaOf = (schema: Schema.Top): JsonSchema.JsonSchema => compiled.schemas[named.indexOf(schema)] ?? {}
-  /** A path parameter's schema, written out in place (a parameter is a plain string, not a shared definition). */
-  const pathParamSchema = (operation: Operation, name: string): JsonSchema.JsonSchema => {
-    const field = operation.params?.fields[name]
-    if (field === undefined) throw new Error(`${operation.operationId}: the path parameter ${name} has no Schema`)
+  /** A path or query parameter's schema, written out in place (a parameter is plain text, not a shared definition). */
+  const parameterSchema = (operation: Operation, where: "params" | "query", name: string): JsonSchema.JsonSchema => {
+    const field = operation[where]?.fields[name]
+    if (field === undefined) throw new Error(`${operation.operationId}: the parameter ${name} has no Schema`)
     const single = JsonSchema.toMultiDocumentOpenApi3_1(
       SchemaRepresentation.toJsonSchemaMultiDocument(SchemaRepresentation.toRepresentations([field.ast] as [never]))
     )
@@ -134,6 +167,18 @@ export const makeOpenApiDocument = (options: { readonly serverUrl: string }): Js
     return ref === undefined ? schema : (single.definitions[ref] ?? schema)
   }
   const problemRef = schemaOf(ProblemSchema)
+  /** A path parameter (required) or a query parameter (optional), with its docs and schema. */
+  const parameterObject = (operation: Operation, where: "params" | "query", name: string): JsonObject => {
+    const docs = docsOf(operation)[where]?.[name]
+    return {
+      name,
+      in: where === "params" ? "path" : "query",
+      required: where === "params",
+      description: docs?.description,
+      schema: parameterSchema(operation, where, name),
+      example: docs?.example
+    }
+  }
 
   const operationObject = (operation: Operation, pathParams: ReadonlyArray<string>): JsonObject => {
     const credentialed = operation.access !== "public"
@@ -171,22 +216,17 @@ export const makeOpenApiDocument = (options: { readonly serverUrl: string }): Js
     }
     const docs = docsOf(operation)
     const example = docs.requestExample
+    const queryParams = operation.query === undefined ? [] : Object.keys(operation.query.fields)
     return {
       operationId: operation.operationId,
       tags: [docs.tag],
       summary: docs.summary,
       description: docs.description,
       ...(credentialed ? { security: [{ bearerAuth: [] }] } : { security: [] }),
-      ...((pathParams.length > 0 || operation.conditional !== undefined) && {
+      ...((pathParams.length > 0 || queryParams.length > 0 || operation.conditional !== undefined) && {
         parameters: [
-          ...pathParams.map((name) => ({
-            name,
-            in: "path",
-            required: true,
-            description: docs.params?.[name]?.description,
-            schema: pathParamSchema(operation, name),
-            example: docs.params?.[name]?.example
-          })),
+          ...pathParams.map((name) => parameterObject(operation, "params", name)),
+          ...queryParams.map((name) => parameterObject(operation, "query", name)),
           ...conditionalParameters(operation)
         ]
       }),
@@ -225,6 +265,43 @@ export const makeOpenApiDocument = (options: { readonly serverUrl: string }): Js
     security: [{ bearerAuth: [] }],
     tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
     paths,
+    // docs/api.md, "Events": what a webhook endpoint receives, one per event type, signed (Standard Webhooks).
+    webhooks: Object.fromEntries(
+      EVENT_TYPES.map((type) => [
+        type,
+        {
+          post: {
+            operationId: `event.${type}`,
+            summary: EVENT_DOCS[type].summary,
+            description: `${EVENT_DOCS[type].description} ${WEBHOOK_DELIVERY}`,
+            security: [],
+            parameters: WEBHOOK_HEADERS,
+            requestBody: {
+              required: true,
+              content: {
+                "application/json": {
+                  schema: schemaOf(EVENT_ENVELOPES[type]),
+                  example: {
+                    specversion: "1.0",
+                    id: "019a4f6e-3c2b-7d40-9a1e-5f6b7c8d9e0f",
+                    source: "/api",
+                    type,
+                    time: "2026-11-21T10:05:00.000Z",
+                    subject: type === "plan_entry.created" ? "plan_entries/ada@example.com" : "users/u_1",
+                    sequence: 1,
+                    datacontenttype: "application/json",
+                    data: EVENT_DOCS[type].example
+                  }
+                }
+              }
+            },
+            responses: {
+              "2XX": { description: "Taken: any 2xx within the time-out marks the event delivered to this endpoint." }
+            }
+          }
+        }
+      ])
+    ),
     components: {
       schemas: definitions,
       examples: problemExampleComponents(),

@@ -24,6 +24,8 @@ export interface OperationRoute<O extends TypedOperation> {
   readonly path: O["path"]
   /** The names of its path parameters (`{name}` in the path). */
   readonly params: O["params"] extends { readonly fields: infer F } ? ReadonlyArray<keyof F & string> : readonly []
+  /** The names of its query parameters. */
+  readonly query: O["query"] extends { readonly fields: infer F } ? ReadonlyArray<keyof F & string> : readonly []
   readonly access: O["access"]
   /** Whether it reads a JSON body (required or not). */
   readonly body: [O["body"]] extends [BodySpec] ? true : false
@@ -41,6 +43,7 @@ export interface ErasedOperationRoute {
   readonly method: HttpMethod
   readonly path: string
   readonly params: ReadonlyArray<string>
+  readonly query: ReadonlyArray<string>
   readonly access: Access
   readonly body: boolean
   readonly conditional: Conditional | undefined
@@ -66,12 +69,14 @@ const literal = (value: string | number | boolean | undefined): string =>
 export const operationRoutesModule = (): string => {
   const entries = Object.entries(operations).map(([id, operation]) => {
     const params = operation.params === undefined ? [] : Object.keys(operation.params.fields)
+    const query = operation.query === undefined ? [] : Object.keys(operation.query.fields)
     const problems = problemCodesOf(operation).map((code) => `      ${code}: ${PROBLEMS[code].status}`)
     return [
       `  ${id}: {`,
       `    method: ${literal(operation.method)},`,
       `    path: ${literal(operation.path)},`,
       `    params: [${params.map(literal).join(", ")}],`,
+      `    query: [${query.map(literal).join(", ")}],`,
       `    access: ${literal(operation.access)},`,
       `    body: ${literal(operation.body !== undefined)},`,
       `    conditional: ${literal(operation.conditional)},`,

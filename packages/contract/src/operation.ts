@@ -40,6 +40,16 @@ export type ParamsSchema = Schema.Decoder<unknown> & { readonly fields: Readonly
 /** The body an implementation is given: the body Schema's decoded type, or undefined when the operation reads none. */
 export type BodyOf<B extends BodySpec | undefined> = B extends BodySpec<infer S> ? S["Type"] : undefined
 
+/**
+ * Query parameters: a Struct of their Schemas, by name, each decoding the parameter's text; every one optional. A
+ * parameter not listed, one sent twice, or a value its Schema refuses is 400 `invalid_query`.
+ */
+export type QuerySchema = Schema.Decoder<unknown> & { readonly fields: Readonly<Record<string, Schema.Top>> }
+
+/** The query an implementation is given: its Schema's decoded type, or undefined when the operation reads none. */
+export type QueryOf<Q extends Schema.Decoder<unknown> | undefined> =
+  Q extends Schema.Decoder<unknown> ? Q["Type"] : undefined
+
 /** The path parameters an implementation is given: their Schema's decoded type, or undefined when the path has none. */
 export type ParamsOf<P extends Schema.Decoder<unknown> | undefined> =
   P extends Schema.Decoder<unknown> ? P["Type"] : undefined
@@ -60,7 +70,8 @@ export interface OperationSpec<
   Success extends SuccessSpec,
   Tag extends DomainErrorTag,
   C extends Conditional | undefined = undefined,
-  D extends boolean = false
+  D extends boolean = false,
+  Q extends QuerySchema | undefined = undefined
 > {
   readonly operationId: Id
   readonly method: M
@@ -73,6 +84,8 @@ export interface OperationSpec<
   readonly body?: B
   /** Path parameters and their Schemas, one field per `{name}` of the path. */
   readonly params?: P
+  /** Query parameters and their Schemas (a GET's); absent: the query is ignored, as it always was. */
+  readonly query?: Q
   readonly success: Success
   /**
    * The domain errors an implementation may fail with (by tag; checks.ts gives each its problem codes); its problem
@@ -103,6 +116,8 @@ export interface Operation {
   readonly body: BodySpec | undefined
   /** Undefined when the path has no parameter. */
   readonly params: ParamsSchema | undefined
+  /** Undefined when the operation reads no query. */
+  readonly query: QuerySchema | undefined
   readonly success: { readonly status: 200 | 201; readonly schema: Schema.Top }
   readonly errors: ReadonlyArray<DomainErrorTag>
   /** Answered 503 `unavailable` while the host drains, before anything runs (a readiness probe). */
@@ -127,7 +142,8 @@ export interface TypedOperation<
   Success extends SuccessSpec = SuccessSpec,
   Tag extends DomainErrorTag = DomainErrorTag,
   C extends Conditional | undefined = Conditional | undefined,
-  D extends boolean = boolean
+  D extends boolean = boolean,
+  Q extends QuerySchema | undefined = QuerySchema | undefined
 > extends Operation {
   readonly operationId: Id
   readonly method: M
@@ -135,6 +151,7 @@ export interface TypedOperation<
   readonly access: A
   readonly body: B
   readonly params: P
+  readonly query: Q
   readonly success: Success
   readonly errors: ReadonlyArray<Tag>
   readonly conditional: C
@@ -152,10 +169,11 @@ export const defineOperation = <
   const B extends BodySpec | undefined = undefined,
   P extends ParamsSchema | undefined = undefined,
   const C extends Conditional | undefined = undefined,
-  const D extends boolean = false
+  const D extends boolean = false,
+  Q extends QuerySchema | undefined = undefined
 >(
-  spec: OperationSpec<Id, M, Path, A, B, P, Success, Tag, C, D>
-): TypedOperation<Id, M, Path, A, B, P, Success, Tag, C, D> => ({
+  spec: OperationSpec<Id, M, Path, A, B, P, Success, Tag, C, D, Q>
+): TypedOperation<Id, M, Path, A, B, P, Success, Tag, C, D, Q> => ({
   operationId: spec.operationId,
   method: spec.method,
   path: spec.path,
@@ -164,6 +182,7 @@ export const defineOperation = <
   // Absent in the spec means absent in the type too (B and P default to undefined).
   body: spec.body as B,
   params: spec.params as P,
+  query: spec.query as Q,
   success: spec.success,
   errors: spec.errors,
   unavailableWhileDraining: (spec.unavailableWhileDraining ?? false) as D,
@@ -188,6 +207,11 @@ export interface ValidationExample {
   readonly request: unknown
   readonly errors: ReadonlyArray<{ readonly pointer: string; readonly code: FieldIssueCode; readonly detail: string }>
 }
+
+/** Each query parameter of an operation that reads some, by name. */
+type QueryDocs<O extends TypedOperation> = O["query"] extends QuerySchema
+  ? { readonly query: { readonly [K in keyof O["query"]["fields"]]: ParameterDocs } }
+  : { readonly query?: never }
 
 /** Each path parameter of an operation that has some, by name. */
 type ParamsDocs<O extends TypedOperation> = O["params"] extends ParamsSchema
@@ -219,6 +243,7 @@ export type OperationDocs<O extends TypedOperation = TypedOperation> = {
   /** The body of its success answer, in wire form (timestamps as strings). */
   readonly successExample: O["success"]["schema"]["Encoded"]
 } & ParamsDocs<O> &
+  QueryDocs<O> &
   BodyDocs<O>
 
 /** An operation's docs as the OpenAPI generator reads them, their static types erased. */
@@ -228,6 +253,7 @@ export interface ErasedOperationDocs {
   readonly description: string
   readonly successExample: unknown
   readonly params?: Readonly<Record<string, ParameterDocs>>
+  readonly query?: Readonly<Record<string, ParameterDocs>>
   readonly requestExample?: unknown
   readonly validationExample?: ValidationExample
 }

@@ -23,6 +23,11 @@ export const PROBLEMS = {
     }
   },
   invalid_body: { status: 400, detail: "The body must be a JSON object." },
+  invalid_query: {
+    status: 400,
+    detail: "The query is not acceptable: only the parameters this operation lists, each at most once, within bounds."
+  },
+  invalid_cursor: { status: 400, detail: "The cursor (after) is not one of your events; start from the first page." },
   validation_failed: {
     status: 400,
     detail: {

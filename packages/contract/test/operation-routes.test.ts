@@ -16,6 +16,7 @@ describe("operation-routes.generated.ts", () => {
         method: operation.method,
         path: operation.path,
         params: [...operation.path.matchAll(/\{([^}]+)\}/g)].map(([, name]) => name),
+        query: operation.query === undefined ? [] : Object.keys(operation.query.fields),
         access: operation.access,
         body: operation.body !== undefined,
         conditional: operation.conditional,

@@ -1,8 +1,16 @@
-import { toPatch, toPaymentMethodView, toPlanEntryView, toPreferencesView } from "@accord/contract"
+import {
+  DEFAULT_EVENTS_PAGE,
+  toEventEnvelope,
+  toPatch,
+  toPaymentMethodView,
+  toPlanEntryView,
+  toPreferencesView
+} from "@accord/contract"
 import {
   createPublicPlanEntry,
   getLanguagePreferences,
   listPaymentMethods,
+  listUserEvents,
   setDefaultPaymentMethod,
   StoreAdmin,
   updateLanguagePreferences
@@ -34,6 +42,14 @@ export const accordImplementations: Implementations = {
       setDefaultPaymentMethod(userId, params.id, ifMatchOn(ifMatch, toPaymentMethodView)),
       toPaymentMethodView
     ),
+  // One more than the page asks for tells whether a next page has some (docs/api.md, "Events").
+  listEvents: (userId, { query }) => {
+    const limit = query.limit ?? DEFAULT_EVENTS_PAGE
+    return Effect.map(listUserEvents(userId, query.after, limit + 1), (events) => ({
+      data: events.slice(0, limit).map(toEventEnvelope),
+      has_more: events.length > limit
+    }))
+  },
   health: () => pingStore,
   liveness: () => LIVE,
   readiness: () => pingStore

@@ -33,3 +33,4 @@ export { isJsonObject, MAX_JSON_DEPTH, readJson, type JsonReadResult } from "./h
 export { rateLimitHeaders, type RateLimiter, type RateLimitQuota } from "./http/rate-limit.js"
 export { KNOWN_HTTP_METHODS, methodLabel, OTHER_METHOD } from "./http/method-label.js"
 export { headerValue } from "./http/header-value.js"
+export { queryDecoderFor } from "./http/query.js"

@@ -18,3 +18,9 @@ declare class TextDecoder {
   constructor(label?: string, options?: { fatal?: boolean; ignoreBOM?: boolean })
   decode(input?: Uint8Array): string
 }
+
+/** `new URLSearchParams(query)`: an operation's query parameters, as `application/x-www-form-urlencoded`. */
+declare class URLSearchParams implements Iterable<[string, string]> {
+  constructor(init?: string)
+  [Symbol.iterator](): Iterator<[string, string]>
+}

@@ -1,4 +1,4 @@
-import { NotFound, PreconditionFailed, Unavailable } from "@accord/domain"
+import { NotFound, PreconditionFailed, Unavailable, UnknownCursor } from "@accord/domain"
 import {
   makeOpenApiDocument,
   OPERATION_DOCS,
@@ -28,6 +28,7 @@ const runtime = runtimeWithPorts({
           ? Effect.fail(new PreconditionFailed())
           : Effect.die(new Error("a defect"))
   },
+  events: { listByOwner: () => Effect.fail(new UnknownCursor()) },
   storeAdmin: { ping: Effect.void }
 })
 afterAll(() => runtime.dispose())
@@ -55,12 +56,15 @@ const withBody = (
   }
 }
 const PREFERENCES = "/api/users/v1/preferences/language/"
+const EVENTS = "/api/users/v1/events/"
 const METHOD = (id: string) => `/api/payments/v1/payment-methods/${id}/`
 
 /** A request the handler answers with each code's problem example (docs/api.md, "Errors"). */
 const REQUESTS: { readonly [C in keyof typeof PROBLEM_EXAMPLES]?: readonly [HttpRequest, typeof handler?] } = {
   invalid_json: [{ method: "PUT", path: PREFERENCES, ...withBody(JSON_USER, "") }],
   invalid_body: [{ method: "PUT", path: PREFERENCES, ...withBody(JSON_USER, "[]") }],
+  invalid_query: [{ method: "GET", path: EVENTS, query: "limit=0", headers: USER }],
+  invalid_cursor: [{ method: "GET", path: EVENTS, query: "after=019a4f6e-3c2b-7d40-9a1e-5f6b7c8d9e0f", headers: USER }],
   unauthenticated: [{ method: "GET", path: PREFERENCES, headers: {} }],
   invalid_token: [{ method: "GET", path: PREFERENCES, headers: { authorization: "Bearer unknown-token" } }],
   insufficient_scope: [{ method: "GET", path: PREFERENCES, headers: { authorization: "Bearer client-token" } }],

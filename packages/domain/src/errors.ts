@@ -38,5 +38,8 @@ export class Unavailable extends Data.TaggedError("Unavailable")<{
   readonly cause?: unknown
 }> {}
 
+/** A page's cursor (`after`) that is not one of the caller's events (docs/api.md, "Events"). */
+export class UnknownCursor extends Data.TaggedError("UnknownCursor") {}
+
 export type DomainError =
-  ValidationError | NotFound | Unauthenticated | InsufficientScope | PreconditionFailed | Unavailable
+  ValidationError | NotFound | Unauthenticated | InsufficientScope | PreconditionFailed | Unavailable | UnknownCursor

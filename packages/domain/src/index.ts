@@ -53,6 +53,22 @@ export {
 } from "./preferences.js"
 export type { PaymentMethod } from "./payment-method.js"
 export { Seed, type SeedInput, type SeedReport } from "./seed.js"
+export {
+  defaultPaymentMethodChanged,
+  ownerOf,
+  planEntryCreated,
+  preferencesUpdated,
+  subjectOf,
+  type Change,
+  type DefaultPaymentMethodChanged,
+  type DomainEvent,
+  type DomainEventType,
+  type PlanEntryCreated,
+  type PreferencesChanges,
+  type PreferencesUpdated,
+  type RecordedEvent
+} from "./events.js"
+export { newEventId } from "./event-id.js"
 
 // Errors: tagged, without HTTP (the contract gives each tag its statuses and problem codes)
 export {
@@ -61,12 +77,15 @@ export {
   PreconditionFailed,
   Unauthenticated,
   Unavailable,
+  UnknownCursor,
   ValidationError,
   type DomainError
 } from "./errors.js"
 
 // Ports, and the services a store and the use cases need
 export { Authenticator } from "./ports/authenticator.js"
+export { DeliveryFailed, type EventSink } from "./ports/event-sink.js"
+export { EventStore, type DeliveryStatus, type PendingEvent, type Settlement } from "./ports/event-store.js"
 export { PasswordHasher } from "./ports/password-hasher.js"
 export { PaymentMethods } from "./ports/payment-methods.js"
 export { PlanEntries } from "./ports/plan-entries.js"
@@ -79,3 +98,5 @@ export type { AccordServices, StoreServices } from "./services.js"
 export { createPublicPlanEntry } from "./use-cases/create-public-plan-entry.js"
 export { getLanguagePreferences, updateLanguagePreferences } from "./use-cases/language-preferences.js"
 export { listPaymentMethods, setDefaultPaymentMethod } from "./use-cases/payment-methods.js"
+export { listUserEvents } from "./use-cases/events.js"
+export { exponentialBackoff, relayEvents, relayOnce, type RelayOptions } from "./use-cases/relay-events.js"

@@ -1,5 +1,6 @@
 import type { Effect } from "effect"
 import type { PreconditionFailed, Unavailable } from "./errors.js"
+import type { DomainEvent } from "./events.js"
 import type { UserId } from "./values/ids.js"
 import { notBefore } from "./timestamp.js"
 
@@ -16,10 +17,15 @@ export type MergeRecord<F> = F & {
   readonly updatedAt: Date
 }
 
-/** What a kind of merge record is: its field names (in the order a store keeps them) and a new record's values. */
+/**
+ * What a kind of merge record is: its field names (in the order a store keeps them), a new record's values, and the
+ * events a write that changed a record records (docs/api.md, "Events"), which every store persists in the write's
+ * atomic step; none for a write that changes nothing.
+ */
 export interface MergeKind<F> {
   readonly fields: ReadonlyArray<keyof F & string>
   readonly defaults: F
+  readonly events: (userId: UserId, before: MergeRecord<F>, after: MergeRecord<F>) => ReadonlyArray<DomainEvent>
 }
 
 /**

@@ -1,6 +1,7 @@
 import { canonicalLanguageTag, LanguageTag } from "./language-tag.js"
 import { TimezoneOffset } from "./values/timezone.js"
 import { applyMerge, type Merge, type MergeKind, type MergeRecord } from "./merge-record.js"
+import { preferencesUpdated } from "./events.js"
 
 /** The fields of a user's preferences: a merge record (`MergeRecord`), one per user. */
 export interface PreferenceFields {
@@ -22,7 +23,8 @@ export const defaultPreferenceValues: PreferenceFields = {
 /** The preferences as a kind of merge record: what the stores' generic merge-record code needs to know. */
 export const PreferencesKind: MergeKind<PreferenceFields> = {
   fields: ["language", "timezone", "mfaEnabled"],
-  defaults: defaultPreferenceValues
+  defaults: defaultPreferenceValues,
+  events: preferencesUpdated
 }
 
 /**

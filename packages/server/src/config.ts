@@ -131,6 +131,9 @@ const toConfig = (
     otelSdkDisabled,
     ...rest
   } = values
+  if (rest.webhookUrl !== undefined && rest.webhookSecret === undefined) {
+    throw new ConfigError(`${named("webhookUrl")} needs ${named("webhookSecret")}: every delivery is signed`)
+  }
   if (rest.store === "postgres" && rest.databaseUrl === undefined) {
     throw new ConfigError(`${named("databaseUrl")} is required with --store postgres`)
   }

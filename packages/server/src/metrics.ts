@@ -12,6 +12,7 @@ import { methodLabel, type RequestLog } from "@accord/core"
 import type { ScryptHasherLoad } from "@accord/node/scrypt"
 import { listen, type ClientErrorLog, type StandaloneServerOptions } from "@accord/node/server"
 import type { PgPoolStats } from "@accord/store-postgres"
+import type { DeliveryStatus } from "@accord/domain"
 
 // Label values come from fixed sets only (docs/operations.md, "Metrics"): a client chooses its method and path, so
 // neither becomes a label as sent (core's `methodLabel`; the route template or UNMATCHED_ROUTE).
@@ -36,6 +37,13 @@ export interface AccordMetrics extends MetricsHooks {
   readonly observeHashing: (load: ScryptHasherLoad) => void
   /** For `PostgresStoreOptions.observePool`; the pool's metrics exist once a pool is observed. */
   readonly observePool: (pool: PgPoolStats) => void
+  /**
+   * The relay's metrics (docs/operations.md, "Events"), which exist once a relay runs: `countByStatus` is read when
+   * scraped, `settled` is called with each attempt's outcome.
+   */
+  readonly observeEvents: (countByStatus: () => Promise<Readonly<Record<DeliveryStatus, number>>>) => {
+    readonly settled: (status: DeliveryStatus, recordedAt: Date, now: Date) => void
+  }
 }
 
 /**
@@ -130,6 +138,37 @@ export const createMetrics = (registry: Registry = new Registry()): AccordMetric
     observePool: (observed) => {
       if (pool === undefined) registerPoolGauges()
       pool = observed
+    },
+    observeEvents: (countByStatus) => {
+      new Gauge({
+        name: "accord_events",
+        help: "Events the store holds, by delivery status (pending, delivered, failed), read when scraped.",
+        labelNames: ["status"] as const,
+        registers,
+        async collect() {
+          const counts = await countByStatus().catch(() => undefined)
+          if (counts === undefined) return
+          for (const [status, count] of Object.entries(counts)) this.set({ status }, count)
+        }
+      })
+      const attempts = new Counter({
+        name: "accord_event_deliveries_total",
+        help: "Delivery attempts of events, by what they left: delivered, pending (to retry) or failed (given up).",
+        labelNames: ["status"] as const,
+        registers
+      })
+      const latency = new Histogram({
+        name: "accord_event_delivery_latency_seconds",
+        help: "Time from an event's change to its delivery to every sink.",
+        buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 30, 60, 300, 3600, 86_400],
+        registers
+      })
+      return {
+        settled: (status, recordedAt, now) => {
+          attempts.inc({ status })
+          if (status === "delivered") latency.observe(Math.max(0, now.getTime() - recordedAt.getTime()) / 1000)
+        }
+      }
     }
   }
 }

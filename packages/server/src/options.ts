@@ -69,6 +69,20 @@ const httpUrl = text("URL", "must be an http:// or https:// URL", (value) => {
   }
 })
 
+/** One or more http or https URLs, separated by spaces (a repeated flag's values are joined so). */
+const httpUrls = fromParse<ReadonlyArray<string>>("URL", "must be http:// or https:// URLs", (value) => {
+  const urls = value.trim().split(/\s+/)
+  const valid = urls.every((url) => {
+    try {
+      const parsed = new URL(url)
+      return parsed.protocol === "http:" || parsed.protocol === "https:"
+    } catch {
+      return false
+    }
+  })
+  return valid && urls.length > 0 ? urls : undefined
+})
+
 /**
  * `*`, or a comma-separated list of exact origins (`scheme://host[:port]`, as a browser sends Origin: no path, no
  * trailing slash), each an http or https URL that is its own origin.
@@ -103,6 +117,7 @@ const group = {
   auth: "Authentication",
   metrics: "Metrics",
   workers: "Workers",
+  events: "Events",
   traces: "Traces (OpenTelemetry)"
 } as const
 
@@ -419,6 +434,79 @@ export const serverOptions = {
     ),
     default: 1,
     help: "processes serving the port, `auto`: one per core; more than 1 needs `--store postgres`"
+  }),
+  // A webhook URL may carry a credential (userinfo, a query token): never echoed, and kept by its digest only.
+  webhookUrl: option({
+    group: group.events,
+    flag: "webhook-url",
+    env: "WEBHOOK_URLS",
+    type: httpUrls,
+    secret: true,
+    repeatable: true,
+    unsetMeans: "no webhooks",
+    help: 'an endpoint every event is POSTed to, signed with `WEBHOOK_SECRET`; repeatable (the variable: space-separated) (docs/operations.md, "Events")'
+  }),
+  webhookSecret: option({
+    group: group.events,
+    env: "WEBHOOK_SECRET",
+    type: redacted(
+      text("SECRETS", "must be whsec_ secrets (base64, 16 bytes or more), separated by spaces", (value) =>
+        /^\s*whsec_[A-Za-z0-9+/]+={0,2}(\s+whsec_[A-Za-z0-9+/]+={0,2})*\s*$/.test(value)
+      )
+    ),
+    secret: true,
+    help: "the webhooks' `whsec_` signing secret, several separated by spaces during a rotation (each delivery is signed with every one); required with `--webhook-url`"
+  }),
+  webhookConnectTimeoutMs: option({
+    group: group.events,
+    flag: "webhook-connect-timeout-ms",
+    env: "WEBHOOK_CONNECT_TIMEOUT_MS",
+    type: integer(1, 600_000, "MS"),
+    default: 5_000,
+    help: "time to connect to a webhook endpoint"
+  }),
+  webhookTimeoutMs: option({
+    group: group.events,
+    flag: "webhook-timeout-ms",
+    env: "WEBHOOK_TIMEOUT_MS",
+    type: integer(1, 600_000, "MS"),
+    default: 10_000,
+    help: "time for an endpoint's answer once connected; a 2xx in time delivers the event"
+  }),
+  eventsNatsUrl: option({
+    group: group.events,
+    flag: "events-nats-url",
+    env: "EVENTS_NATS_URL",
+    type: text("URL", "must be a nats:// URL (or several, comma-separated)", (value) =>
+      value.split(",").every((url) => /^(nats|tls):\/\/./.test(url.trim()))
+    ),
+    secret: true,
+    unsetMeans: "off",
+    help: "NATS servers with JetStream: every event is published to `accord.events.<type>` (stream `ACCORD_EVENTS`)"
+  }),
+  eventsRetryForS: option({
+    group: group.events,
+    flag: "events-retry-for-s",
+    env: "EVENTS_RETRY_FOR_S",
+    type: integer(1, 31_536_000, "SECONDS"),
+    default: 259_200,
+    help: "an event not delivered this long after it was recorded is marked failed (and kept)"
+  }),
+  eventsBackoffMs: option({
+    group: group.events,
+    flag: "events-backoff-ms",
+    env: "EVENTS_BACKOFF_MS",
+    type: integer(1, 3_600_000, "MS"),
+    default: 1_000,
+    help: "the first retry's wait; each next one doubles, up to an hour, with jitter"
+  }),
+  eventsPollMs: option({
+    group: group.events,
+    flag: "events-poll-ms",
+    env: "EVENTS_POLL_MS",
+    type: integer(1, 600_000, "MS"),
+    default: 1_000,
+    help: "how often the relay looks for events to deliver when it found none"
   }),
   // A collector's URL may carry credentials (userinfo): never echoed.
   otlpEndpoint: option({

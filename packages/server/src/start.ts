@@ -14,6 +14,7 @@ import type { ClosableRateLimiter } from "@accord/rate-limit"
 import { connectionLogging, createLogger } from "./logger.js"
 import { requestLogging } from "./request-line.js"
 import { rateLimitErrorLogging, storeFullLogging } from "./throttled-log.js"
+import type { RunningRelay } from "./events.js"
 import type { AccordMetrics, MetricsListener } from "./metrics.js"
 import { makeServerRateLimiter } from "./rate-limiter.js"
 import { readSeedFile } from "./seed-file.js"
@@ -118,6 +119,50 @@ const describe = (failure: unknown, depth = 0): string => {
   return String(error)
 }
 
+/** The event relay when a sink is configured (docs/operations.md, "Events"); loaded only then. */
+const startRelay = async (
+  config: AccordConfig,
+  runtime: AccordRuntime,
+  logger: Logger,
+  metrics: AccordMetrics | undefined
+): Promise<RunningRelay | undefined> => {
+  if (config.webhookUrl === undefined && config.eventsNatsUrl === undefined) return undefined
+  const { parseWebhookSecrets, startEventRelay } = await import("./events.js")
+  const keys = config.webhookSecret === undefined ? [] : parseWebhookSecrets(Redacted.value(config.webhookSecret))
+  if (keys === undefined) throw new ConfigError("WEBHOOK_SECRET: each whsec_ secret must hold 16 bytes or more")
+  return startEventRelay(
+    runtime,
+    {
+      webhookUrls: config.webhookUrl ?? [],
+      webhookKeys: keys,
+      webhookConnectTimeoutMs: config.webhookConnectTimeoutMs,
+      webhookTimeoutMs: config.webhookTimeoutMs,
+      natsUrl: config.eventsNatsUrl,
+      retryForMs: config.eventsRetryForS * 1000,
+      backoffMs: config.eventsBackoffMs,
+      pollMs: config.eventsPollMs
+    },
+    {
+      ...(metrics !== undefined && { metrics }),
+      // The event's id and type, the sink's name (a digest, never its URL) and why: nothing of the event's data.
+      onRefused: (event, sink, reason, settlement) =>
+        logger.warn(
+          {
+            eventId: event.id,
+            type: event.event.type,
+            sink,
+            reason,
+            attempts: settlement.attempts,
+            status: settlement.status
+          },
+          settlement.status === "failed" ? "event delivery given up" : "event delivery failed; retrying"
+        )
+    }
+  ).catch((error: unknown) => {
+    throw error instanceof ConfigError ? error : new StartError(`cannot start the event relay: ${describe(error)}`)
+  })
+}
+
 /** What closing the stores gets at least, even after a drain that used its whole limit. */
 const RELEASE_AT_LEAST_MS = 1000
 
@@ -200,11 +245,13 @@ export const startAccord = async (config: AccordConfig, options: StartOptions = 
   let metricsListener: MetricsListener | undefined
   let rateLimit: ClosableRateLimiter | undefined
   let credentials: number | undefined
+  let relay: RunningRelay | undefined
   /**
    * What the server used, released once it has stopped (or failed to start). Metrics stay up while the service
    * drains, so the drain itself can be watched; the spans of the last requests are exported last.
    */
   const release = async (): Promise<void> => {
+    await relay?.close()
     await rateLimit?.close()
     await Promise.all([runtime.dispose(), metricsListener?.close()])
     await tracing?.shutdown()
@@ -270,6 +317,8 @@ export const startAccord = async (config: AccordConfig, options: StartOptions = 
     }).catch((error: unknown) => {
       throw new StartError(`cannot listen on ${config.host}:${config.port}: ${describe(error)}`)
     })
+    // After the port: the relay delivers beside the requests, and a receiver that is down delays only its events.
+    relay = await startRelay(config, runtime, logger, metrics)
   } catch (error) {
     await release()
     throw error

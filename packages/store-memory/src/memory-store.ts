@@ -1,6 +1,7 @@
 import { Context, Effect, Layer } from "effect"
 import {
   Authenticator,
+  EventStore,
   PaymentMethods,
   PlanEntries,
   PreferencesKind,
@@ -10,6 +11,7 @@ import {
   type StoreServices
 } from "@accord/domain"
 import { makeAuthenticator } from "./authenticator.js"
+import { makeEventStore } from "./events.js"
 import { makePaymentMethods } from "./payment-methods.js"
 import { makePlanEntries } from "./plan-entries.js"
 import { makeMergeRecordStore } from "./merge-records.js"
@@ -26,8 +28,12 @@ export const makeMemoryStore = (seed?: Seed): Layer.Layer<StoreServices> =>
       const state = yield* makeMemoryState
       if (seed !== undefined) yield* loadSeedInto(state, seed)
       return Context.make(PlanEntries, makePlanEntries(state)).pipe(
-        Context.add(PreferencesStore, PreferencesStore.of(makeMergeRecordStore(PreferencesKind, state.preferences))),
+        Context.add(
+          PreferencesStore,
+          PreferencesStore.of(makeMergeRecordStore(PreferencesKind, state.preferences, state.events))
+        ),
         Context.add(PaymentMethods, makePaymentMethods(state)),
+        Context.add(EventStore, makeEventStore(state.events)),
         Context.add(Authenticator, makeAuthenticator(state)),
         Context.add(StoreAdmin, makeStoreAdmin(state))
       )

@@ -8,6 +8,7 @@ import {
   PreconditionFailed,
   type UserId
 } from "@accord/domain"
+import type { MemoryEventLog } from "./events.js"
 
 /** The records of one kind of merge record (`MergeRecord`): one per user. */
 export interface MergeRecordsState<F> {
@@ -41,7 +42,8 @@ const refused: Effect.Effect<never, PreconditionFailed> = Effect.fail(new Precon
  */
 export const makeMergeRecordStore = <F>(
   kind: MergeKind<F>,
-  state: Ref.Ref<MergeRecordsState<F>>
+  state: Ref.Ref<MergeRecordsState<F>>,
+  log: MemoryEventLog
 ): MergeRecordStore<F> => ({
   getOrCreate: (userId, now) => Ref.modify(state, (current) => getOrCreateIn(kind, current, userId, now)),
   update: (userId, merge, precondition) =>
@@ -53,6 +55,8 @@ export const makeMergeRecordStore = <F>(
           if (precondition !== undefined && !precondition(record)) return [refused, withRecord]
           const merged = applyMerge(kind, record, merge)
           if (merged === record) return [Effect.succeed(record), withRecord]
+          // The change's events, in the same synchronous step as the change.
+          log.append(kind.events(userId, record, merged))
           return [Effect.succeed(merged), { ...withRecord, byUser: HashMap.set(withRecord.byUser, userId, merged) }]
         }
       )

@@ -1,5 +1,6 @@
 import { Effect, HashMap, Option, Ref } from "effect"
 import {
+  type DomainEvent,
   notBefore,
   NotFound,
   type PaymentMethod,
@@ -8,6 +9,7 @@ import {
   PreconditionFailed,
   type UserId
 } from "@accord/domain"
+import type { MemoryEventLog } from "./events.js"
 import type { MemoryState, PaymentMethodsState } from "./state.js"
 
 /** Payment method ids are ASCII (`[A-Za-z0-9_-]`), so UTF-16 order is code-point order here. */
@@ -33,9 +35,11 @@ const withDefault = (method: PaymentMethod, isDefault: boolean, now: Date): Paym
  */
 const setDefaultIn = (
   state: PaymentMethodsState,
+  log: MemoryEventLog,
   userId: UserId,
   id: PaymentMethodId,
   now: Date,
+  events: (previous: PaymentMethod | undefined, chosen: PaymentMethod) => ReadonlyArray<DomainEvent>,
   precondition: ((current: PaymentMethod) => boolean) | undefined
 ): readonly [Effect.Effect<PaymentMethod, NotFound | PreconditionFailed>, PaymentMethodsState] => {
   const methods = methodsOf(state, userId)
@@ -44,6 +48,12 @@ const setDefaultIn = (
   if (precondition !== undefined && !precondition(target)) return [Effect.fail(new PreconditionFailed()), state]
   if (target.isDefault) return [Effect.succeed(target), state]
   const chosen = withDefault(target, true, now)
+  log.append(
+    events(
+      methods.find((method) => method.isDefault),
+      chosen
+    )
+  )
   const next = methods.map((method) =>
     method.id === id ? chosen : method.isDefault ? withDefault(method, false, now) : method
   )
@@ -72,9 +82,11 @@ export const insertIfAbsent = (
 export const makePaymentMethods = (state: MemoryState) =>
   PaymentMethods.of({
     listByUser: (userId) => Effect.map(Ref.get(state.paymentMethods), (current) => methodsOf(current, userId)),
-    setDefault: (userId, id, now, precondition) =>
+    setDefault: (userId, id, now, events, precondition) =>
       Effect.flatMap(
-        Ref.modify(state.paymentMethods, (current) => setDefaultIn(current, userId, id, now, precondition)),
+        Ref.modify(state.paymentMethods, (current) =>
+          setDefaultIn(current, state.events, userId, id, now, events, precondition)
+        ),
         (outcome) => outcome
       )
   })

@@ -1,5 +1,6 @@
 import { Effect, HashMap, Ref } from "effect"
 import type { PaymentMethod, PaymentMethodId, PlanEntry, PreferenceFields, Principal, UserId } from "@accord/domain"
+import { MemoryEventLog } from "./events.js"
 import { emptyMergeRecords, type MergeRecordsState } from "./merge-records.js"
 
 /** A credential as the store keeps it: the SHA-256 digest of the token, never the token itself. */
@@ -28,11 +29,14 @@ export interface MemoryState {
   readonly paymentMethods: Ref.Ref<PaymentMethodsState>
   /** Keyed by token digest. */
   readonly credentials: Ref.Ref<HashMap.HashMap<string, StoredCredential>>
+  /** The events the writes recorded, each appended inside its write's `Ref.modify` (docs/api.md, "Events"). */
+  readonly events: MemoryEventLog
 }
 
 export const makeMemoryState: Effect.Effect<MemoryState> = Effect.all({
   planEntries: Ref.make(HashMap.empty<string, PlanEntry>()),
   preferences: Ref.make(emptyMergeRecords<PreferenceFields>()),
   paymentMethods: Ref.make<PaymentMethodsState>({ owners: HashMap.empty(), byUser: HashMap.empty() }),
-  credentials: Ref.make(HashMap.empty<string, StoredCredential>())
+  credentials: Ref.make(HashMap.empty<string, StoredCredential>()),
+  events: Effect.sync(() => new MemoryEventLog())
 })

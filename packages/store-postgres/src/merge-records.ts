@@ -9,6 +9,7 @@ import {
   type Unavailable,
   type UserId
 } from "@accord/domain"
+import { eventCtes } from "./events.js"
 import { queryRows, type SqlClient } from "./sql-executor.js"
 
 /** Where a kind of merge record lives: its table (`id serial`, `user_id` unique, the fields, `created_at`, `updated_at`). */
@@ -23,26 +24,20 @@ export interface MergeTable<F, Row> {
 }
 
 /**
- * The statements of one merge table, written once from its description. Every write is a single statement, so one
- * round trip and no transaction held open across the network; the meaning is `applyMerge`'s (the store contract
- * checks both stores against it):
+ * The statements of one merge table, written once from its description. Each is a single statement, so no
+ * transaction is held open across the network; the meaning is `applyMerge`'s (the store contract checks both stores
+ * against it):
  *
  * - `getOrCreate`: the row, or a new one with the defaults. The INSERT runs only when the user has no row, so a read
  *   spends no sequence value (ids are 1, 2, 3, ... as in memory); a creation race is settled by `ON CONFLICT DO UPDATE`,
  *   which returns the winner's row even though this statement's snapshot predates it.
- * - `merge`: `UPDATE` (each parameter replaces its column, NULL keeps it; `updated_at` moves, never backwards, only
- *   when a value differs), else the `INSERT` of the defaults merged with the same values, whose `ON CONFLICT DO UPDATE`
- *   applies the merge to a row another statement created meanwhile. Concurrent merges of one user take the row's lock
- *   one after the other and each sees the last one's values (READ COMMITTED re-evaluates on the newest version): none
- *   is lost.
- * - `replaceIf`: a compare-and-set for conditional writes (If-Match): the caller read the row, judged the precondition
- *   and computed the next values with `applyMerge`; the row is written only if it is still the version read (every
- *   field and `updated_at` compared in SQL), else no row and the caller reads again.
+ * - `replaceIf`: a compare-and-set for every write: the caller read the row, judged a precondition (If-Match) when
+ *   there is one, and computed the next values with `applyMerge`; the row is written only if it is still the version
+ *   read (every field and `updated_at` compared in SQL), else no row and the caller reads again.
  *
- * An outbox row (the events issue) joins a write as one more data-modifying CTE, e.g.
- * `, event AS (INSERT INTO outbox (...) SELECT ... FROM changed)`: the CTEs of one statement commit together, so no
- * event is written without its change. The compare-and-set form knows the record before and after, so it is the one to
- * use for a write that must tell whether something changed.
+ * A write's events (docs/api.md, "Events") are data-modifying CTEs of its compare-and-set (`eventCtes`): the CTEs of
+ * one statement commit together, so no event is written without its change, and the compare-and-set knows the record
+ * before and after, so it tells whether something changed. Every write is one: a read, then that statement.
  */
 export const mergeStatements = <F, Row>(spec: MergeTable<F, Row>) => {
   const fields = spec.kind.fields.map((field) => spec.columns[field])
@@ -51,18 +46,6 @@ export const mergeStatements = <F, Row>(spec: MergeTable<F, Row>) => {
   /** `$first`, `$first+1`, ... one per field, cast to its column's type. */
   const params = (first: number) => fields.map((column, index) => `$${first + index}::${column.type}`)
   const values = params(2)
-  const defaults = params(2 + fields.length)
-  const at = `$${2 + 2 * fields.length}::timestamptz`
-  const merged = (table: string) => names.map((name, index) => `COALESCE(${values[index]}, ${table}.${name})`)
-  const mergeSet = (table: string) => {
-    const next = merged(table)
-    const current = names.map((name) => `${table}.${name}`)
-    return [
-      ...names.map((name, index) => `${name} = ${next[index]}`),
-      `updated_at = CASE WHEN (${next.join(", ")}) IS DISTINCT FROM (${current.join(", ")})
-        THEN GREATEST(${at}, ${table}.updated_at) ELSE ${table}.updated_at END`
-    ].join(", ")
-  }
   const insertColumns = `user_id, ${names.join(", ")}, created_at, updated_at`
   return {
     /** $1 user, $2.. the defaults (in `params(2)`'s place: no values to merge), then the instant. */
@@ -74,24 +57,23 @@ export const mergeStatements = <F, Row>(spec: MergeTable<F, Row>) => {
         ON CONFLICT (user_id) DO UPDATE SET user_id = EXCLUDED.user_id
         RETURNING ${selected})
       SELECT ${selected} FROM found UNION ALL SELECT ${selected} FROM created`,
-    /** $1 user, $2.. the values (NULL: kept), then the defaults, then the instant. */
-    merge: `WITH changed AS (
-        UPDATE ${spec.table} SET ${mergeSet(spec.table)} WHERE user_id = $1 RETURNING ${selected}),
-      created AS (
-        INSERT INTO ${spec.table} AS existing (${insertColumns})
-        SELECT $1, ${defaults.map((value, index) => `COALESCE(${values[index]}, ${value})`).join(", ")}, ${at}, ${at}
-        WHERE NOT EXISTS (SELECT 1 FROM changed)
-        ON CONFLICT (user_id) DO UPDATE SET ${mergeSet("existing")}
-        RETURNING ${selected})
-      SELECT ${selected} FROM changed UNION ALL SELECT ${selected} FROM created`,
-    /** $1 id, $2.. the next values, then `updated_at`; then the values read, then the `updated_at` read. */
-    replaceIf: `UPDATE ${spec.table} SET ${names.map((name, index) => `${name} = ${values[index]}`).join(", ")},
-        updated_at = $${2 + fields.length}::timestamptz
-      WHERE id = $1 AND (${names.join(", ")}, updated_at) = (${params(3 + fields.length).join(", ")},
-        $${3 + 2 * fields.length}::timestamptz)
-      RETURNING ${selected}`
+    /**
+     * $1 id, $2.. the next values, then `updated_at`; then the values read, then the `updated_at` read; then the
+     * events' parameters (`eventCtes`), whose CTEs `events` gives: they are written only when the row was.
+     */
+    replaceIf: (events: ReadonlyArray<string>) => `WITH replaced AS (
+        UPDATE ${spec.table} SET ${names.map((name, index) => `${name} = ${values[index]}`).join(", ")},
+          updated_at = $${2 + fields.length}::timestamptz
+        WHERE id = $1 AND (${names.join(", ")}, updated_at) = (${params(3 + fields.length).join(", ")},
+          $${3 + 2 * fields.length}::timestamptz)
+        RETURNING ${selected})${events.map((cte) => `, ${cte}`).join("")}
+      SELECT ${selected} FROM replaced`,
+    /** The number of the first parameter after `replaceIf`'s own. */
+    replaceIfParams: 4 + 2 * fields.length
   }
 }
+
+const always = () => true
 
 /** Any kind of merge record on a SQL table (see `mergeStatements`). */
 export const makeSqlMergeRecordStore = <F, Row>(sql: SqlClient, spec: MergeTable<F, Row>): MergeRecordStore<F> => {
@@ -108,10 +90,6 @@ export const makeSqlMergeRecordStore = <F, Row>(sql: SqlClient, spec: MergeTable
   }
   const getOrCreate = (userId: UserId, now: Date) =>
     Effect.flatMap(rows(sql, statements.getOrCreate, [userId, ...defaults, now]), (found) => one(found, "getOrCreate"))
-  const merge = (userId: UserId, change: Merge<F>) =>
-    Effect.flatMap(rows(sql, statements.merge, [userId, ...valuesOf(change.set), ...defaults, change.at]), (found) =>
-      one(found, "merge")
-    )
   /** Read, judge, compare-and-set; read again when another write came between (then the precondition is judged again). */
   const mergeIf = (
     userId: UserId,
@@ -122,20 +100,25 @@ export const makeSqlMergeRecordStore = <F, Row>(sql: SqlClient, spec: MergeTable
       if (!precondition(current)) return Effect.fail(new PreconditionFailed())
       const next = applyMerge(spec.kind, current, change)
       if (next === current) return Effect.succeed(current)
+      // The change's events, written by the compare-and-set's own statement: only when it wrote (docs/api.md,
+      // "Events").
+      const recorded = eventCtes(spec.kind.events(userId, current, next), statements.replaceIfParams, "replaced")
       return Effect.flatMap(
-        rows(sql, statements.replaceIf, [
+        rows(sql, statements.replaceIf(recorded.ctes), [
           current.id,
           ...valuesOf(next),
           next.updatedAt,
           ...valuesOf(current),
-          current.updatedAt
+          current.updatedAt,
+          ...recorded.params
         ]),
         (written) => (written.length === 0 ? mergeIf(userId, change, precondition) : one(written, "replaceIf"))
       )
     })
   return {
     getOrCreate,
-    update: (userId, change, precondition) =>
-      precondition === undefined ? merge(userId, change) : mergeIf(userId, change, precondition)
+    // A write records its events (docs/api.md, "Events") only when it changed the record, which the compare-and-set
+    // knows (the record before and after): every write is one, in two round trips.
+    update: (userId, change, precondition) => mergeIf(userId, change, precondition ?? always)
   }
 }

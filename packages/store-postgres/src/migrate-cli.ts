@@ -1,6 +1,7 @@
 import { anyText, option, parseOptions, renderUsage } from "@accord/cli-options"
 import { Cause, Effect, Exit, Option, Result } from "effect"
-import { migrate } from "./layers.js"
+import { EventStore } from "@accord/domain"
+import { migrate, PostgresStoreLive } from "./layers.js"
 
 /** The options of `accord-migrate`: the variables are the server's (`@accord/server`), so one environment serves both. */
 const migrateOptions = {
@@ -26,8 +27,11 @@ const migrateOptions = {
 
 const USAGE = renderUsage(migrateOptions, {
   head: `usage: accord-migrate migrate [--database-url URL] [--database-schema NAME]
+       accord-migrate replay-events [--database-url URL] [--database-schema NAME]
 
-Applies Accord's PostgreSQL migrations (idempotent; safe to run from several processes at once).
+migrate: applies Accord's PostgreSQL migrations (idempotent; safe to run from several processes at once).
+replay-events: puts every event whose delivery was given up (failed) back to pending, due now; the running servers'
+relays deliver them again (docs/operations.md, "Events").
 A flag wins over its environment variable; an empty variable counts as unset.`
 }).trimEnd()
 
@@ -57,7 +61,8 @@ export const runMigrateCli = async (
   const { values, positionals, warnings } = parsed.success
   // A password in --database-url shows in the process list (docs/SECURITY.md, item 39).
   for (const warning of warnings) output.err(`accord-migrate: ${warning}`)
-  if (positionals.length !== 1 || positionals[0] !== "migrate") {
+  const command = positionals[0]
+  if (positionals.length !== 1 || (command !== "migrate" && command !== "replay-events")) {
     output.err(USAGE)
     return 2
   }
@@ -66,14 +71,31 @@ export const runMigrateCli = async (
     output.err(`no database: pass --database-url or set DATABASE_URL\n${USAGE}`)
     return 2
   }
-  const exit = await Effect.runPromiseExit(migrate({ connectionString, ...(schema !== undefined && { schema }) }))
+  const connection = { connectionString, ...(schema !== undefined && { schema }) }
+  const exit = await Effect.runPromiseExit(
+    command === "migrate"
+      ? Effect.map(migrate(connection), ({ applied, current }) =>
+          applied.length === 0
+            ? `up to date at version ${current}`
+            : `applied ${applied.join(", ")}; now at version ${current}`
+        )
+      : Effect.provide(
+          Effect.flatMap(EventStore, (events) =>
+            Effect.map(
+              Effect.flatMap(
+                Effect.sync(() => new Date()),
+                events.replayFailed
+              ),
+              (count) => {
+                return `${count} failed event${count === 1 ? "" : "s"} pending again`
+              }
+            )
+          ),
+          PostgresStoreLive({ ...connection, poolSize: 1 })
+        )
+  )
   if (Exit.isSuccess(exit)) {
-    const { applied, current } = exit.value
-    output.out(
-      applied.length === 0
-        ? `up to date at version ${current}`
-        : `applied ${applied.join(", ")}; now at version ${current}`
-    )
+    output.out(exit.value)
     return 0
   }
   const failure = Cause.findErrorOption(exit.cause)

@@ -146,6 +146,63 @@ export const migrations: ReadonlyArray<Migration> = [
       END
       $$`
     ]
+  },
+  {
+    version: 5,
+    name: "events outbox",
+    statements: [
+      // docs/api.md, "Events": each subject's last sequence number, taken (and bumped) by the statement that records
+      // an event, so a subject's events are numbered 1, 2, 3, ... without a gap or a repeat whatever runs at once.
+      `CREATE TABLE event_subjects (
+        subject text COLLATE "C" PRIMARY KEY,
+        last_sequence bigint NOT NULL
+      )`,
+      // The outbox: every event, written in its change's own statement or transaction, kept after delivery (the feed).
+      // `position` is the order events were recorded in; a deliverer claims pending rows with FOR UPDATE SKIP LOCKED
+      // and holds them until `held_until`.
+      `CREATE TABLE events (
+        position bigserial UNIQUE,
+        id uuid PRIMARY KEY,
+        subject text COLLATE "C" NOT NULL,
+        sequence bigint NOT NULL,
+        owner text COLLATE "C",
+        event jsonb NOT NULL,
+        at timestamptz(3) NOT NULL,
+        status text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'delivered', 'failed')),
+        attempts integer NOT NULL DEFAULT 0,
+        delivered_to text[] NOT NULL DEFAULT '{}',
+        next_attempt_at timestamptz(3) NOT NULL DEFAULT '-infinity',
+        held_until timestamptz(3) NOT NULL DEFAULT '-infinity',
+        UNIQUE (subject, sequence)
+      )`,
+      "CREATE INDEX events_by_owner ON events (owner, sequence) WHERE owner IS NOT NULL",
+      "CREATE INDEX events_pending ON events (position) WHERE status = 'pending'",
+      // A set-default that moves the default as a compare-and-set, so that the statement calling it can write the
+      // change's event (naming the previous default) in the same statement: the caller read the user's methods and
+      // judged them; under the user's lock this checks that the target is still the version read and not the default,
+      // and that the default is still the one read (NULL: none), and only then moves it. No row: something changed
+      // since the read, and the caller reads again.
+      `CREATE FUNCTION accord_move_default_payment_method_if(
+        p_user_id text, p_id text, p_now timestamptz, p_was_updated_at timestamptz, p_previous_default text)
+      RETURNS SETOF payment_methods
+      LANGUAGE plpgsql
+      SET search_path FROM CURRENT
+      AS $$
+      BEGIN
+        PERFORM pg_advisory_xact_lock(hashtext('accord.payment_methods'), hashtext(p_user_id));
+        PERFORM 1 FROM payment_methods
+          WHERE id = p_id AND user_id = p_user_id AND NOT is_default AND updated_at = p_was_updated_at;
+        IF NOT FOUND THEN
+          RETURN;
+        END IF;
+        IF (SELECT id FROM payment_methods WHERE user_id = p_user_id AND is_default) IS DISTINCT FROM p_previous_default
+        THEN
+          RETURN;
+        END IF;
+        RETURN QUERY SELECT * FROM accord_set_default_payment_method(p_user_id, p_id, p_now);
+      END
+      $$`
+    ]
   }
 ]
 

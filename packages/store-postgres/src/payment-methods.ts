@@ -1,5 +1,7 @@
 import { Effect, Schema } from "effect"
 import {
+  type DomainEvent,
+  notBefore,
   NotFound,
   type PaymentMethod,
   PaymentMethodId,
@@ -8,6 +10,7 @@ import {
   type Unavailable,
   UserId
 } from "@accord/domain"
+import { eventCtes } from "./events.js"
 import { queryRows, type SqlClient, type SqlExecutor } from "./sql-executor.js"
 
 const COLUMNS = "id, user_id, is_default, created_at, updated_at"
@@ -40,55 +43,46 @@ export const lockUserDefaults = (tx: SqlClient, userId: UserId) =>
   tx.query("SELECT pg_advisory_xact_lock(hashtext('accord.payment_methods'), hashtext($1))", [userId])
 
 /**
- * One statement, so one round trip: the function (migration 2) locks the user, checks ownership and moves the
- * default inside the statement's own transaction, and the lock is never held while a reply crosses the network. An
- * outbox row (the events issue) joins it in the same statement, so in the same transaction:
- * `WITH chosen AS (SELECT * FROM accord_set_default_payment_method(...)), event AS (INSERT INTO outbox ... SELECT ...
- * FROM chosen) SELECT ... FROM chosen`; to write one only for a real change, the function would also return whether it
- * moved the default (a later migration).
+ * setDefault as a compare-and-set, in two round trips and no transaction held across them: the user's methods as they
+ * are, the precondition (an HTTP If-Match) judged on the target, then one statement that moves the default only if
+ * nothing changed since the read (`accord_move_default_payment_method_if`, migration 5) and writes the change's events
+ * (docs/api.md, "Events") as CTEs of the same statement, so with it or not at all. When something changed, the methods
+ * are read and judged again: of concurrent calls judging one version, one writes.
  */
-const setDefault = (sql: SqlClient, userId: UserId, id: PaymentMethodId, now: Date) =>
-  Effect.flatMap(
-    paymentMethodRows(sql, `SELECT ${COLUMNS} FROM accord_set_default_payment_method($1, $2, $3::timestamptz)`, [
-      userId,
-      id,
-      now
-    ]),
-    ([chosen]) => (chosen === undefined ? Effect.fail(notFound) : Effect.succeed(toPaymentMethod(chosen)))
-  )
-
-/**
- * setDefault with a precondition (an HTTP If-Match), as a compare-and-set in two round trips and no transaction held
- * across them: the method as it is, the precondition judged on it, then `accord_set_default_payment_method_if`
- * (migration 4), which sets the default only if the method is still that version, under the user's lock. When it is
- * not (another write came between), the method is read and judged again: of concurrent calls judging one version,
- * one writes.
- */
-const setDefaultIf = (
+const setDefault = (
   sql: SqlClient,
   userId: UserId,
   id: PaymentMethodId,
   now: Date,
-  precondition: (current: PaymentMethod) => boolean
+  events: (previous: PaymentMethod | undefined, chosen: PaymentMethod) => ReadonlyArray<DomainEvent>,
+  precondition: ((current: PaymentMethod) => boolean) | undefined
 ): Effect.Effect<PaymentMethod, NotFound | PreconditionFailed | Unavailable> =>
   Effect.flatMap(
-    paymentMethodRows(sql, `SELECT ${COLUMNS} FROM payment_methods WHERE id = $1 AND user_id = $2`, [id, userId]),
-    ([row]) => {
-      if (row === undefined) return Effect.fail(notFound)
-      const current = toPaymentMethod(row)
-      if (!precondition(current)) return Effect.fail(new PreconditionFailed())
-      // Already the default: set-default would return it unchanged.
-      if (current.isDefault) return Effect.succeed(current)
+    paymentMethodRows(sql, `SELECT ${COLUMNS} FROM payment_methods WHERE user_id = $1`, [userId]),
+    (rows) => {
+      const methods = rows.map(toPaymentMethod)
+      const target = methods.find((method) => method.id === id)
+      if (target === undefined) return Effect.fail(notFound)
+      if (precondition !== undefined && !precondition(target)) return Effect.fail(new PreconditionFailed())
+      // Already the default: set-default returns it unchanged, and records nothing.
+      if (target.isDefault) return Effect.succeed(target)
+      const previous = methods.find((method) => method.isDefault)
+      // The events of the move as it will be written: the function sets `updated_at` as set-default does.
+      const chosen: PaymentMethod = { ...target, isDefault: true, updatedAt: notBefore(now, target.updatedAt) }
+      const recorded = eventCtes(events(previous, chosen), 6, "moved")
       return Effect.flatMap(
         paymentMethodRows(
           sql,
-          `SELECT ${COLUMNS} FROM accord_set_default_payment_method_if($1, $2, $3::timestamptz, $4, $5::timestamptz)`,
-          [userId, id, now, row.is_default, row.updated_at]
+          `WITH moved AS (
+             SELECT ${COLUMNS} FROM accord_move_default_payment_method_if($1, $2, $3::timestamptz, $4::timestamptz, $5)
+           )${recorded.ctes.map((cte) => `, ${cte}`).join("")}
+           SELECT ${COLUMNS} FROM moved`,
+          [userId, id, now, target.updatedAt, previous?.id ?? null, ...recorded.params]
         ),
-        ([chosen]) =>
-          chosen === undefined
-            ? setDefaultIf(sql, userId, id, now, precondition)
-            : Effect.succeed(toPaymentMethod(chosen))
+        ([moved]) =>
+          moved === undefined
+            ? setDefault(sql, userId, id, now, events, precondition)
+            : Effect.succeed(toPaymentMethod(moved))
       )
     }
   )
@@ -100,6 +94,5 @@ export const makePaymentMethods = (sql: SqlExecutor) =>
         paymentMethodRows(sql, `SELECT ${COLUMNS} FROM payment_methods WHERE user_id = $1 ORDER BY id`, [userId]),
         (rows) => rows.map(toPaymentMethod)
       ),
-    setDefault: (userId, id, now, precondition) =>
-      precondition === undefined ? setDefault(sql, userId, id, now) : setDefaultIf(sql, userId, id, now, precondition)
+    setDefault: (userId, id, now, events, precondition) => setDefault(sql, userId, id, now, events, precondition)
   })

@@ -3,11 +3,13 @@ import {
   Authenticator,
   PaymentMethods,
   PlanEntries,
+  EventStore,
   PreferencesStore,
   StoreAdmin,
   type StoreServices
 } from "@accord/domain"
 import { type CredentialCacheOptions, makeAuthenticator, makeStoreAdmin } from "./credentials.js"
+import { makeEventStore } from "./events.js"
 import { makePaymentMethods } from "./payment-methods.js"
 import { makePlanEntries } from "./plan-entries.js"
 import { makePreferencesStore } from "./preferences.js"
@@ -22,6 +24,7 @@ export const makeSqlStore = (
     Context.make(PlanEntries, makePlanEntries(sql)).pipe(
       Context.add(PreferencesStore, makePreferencesStore(sql)),
       Context.add(PaymentMethods, makePaymentMethods(sql)),
+      Context.add(EventStore, makeEventStore(sql)),
       Context.add(Authenticator, authenticator),
       Context.add(StoreAdmin, makeStoreAdmin(sql))
     )

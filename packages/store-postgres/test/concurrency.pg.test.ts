@@ -68,7 +68,8 @@ describe.skipIf(databaseUrl === undefined)(
               methods.setDefault(
                 userId,
                 ids[(index * 5) % ids.length] ?? PaymentMethodId.make("pm_0"),
-                new Date(Date.UTC(2030, 0, 1, 0, 0, 0, index))
+                new Date(Date.UTC(2030, 0, 1, 0, 0, 0, index)),
+                () => []
               )
             ),
             store(index)
@@ -109,7 +110,9 @@ describe.skipIf(databaseUrl === undefined)(
         yield* locked.await
         const waiting = yield* Effect.forkScoped(
           Effect.provide(
-            Effect.flatMap(PaymentMethods, (methods) => methods.setDefault(userId, id, new Date(Date.UTC(2030, 0, 1)))),
+            Effect.flatMap(PaymentMethods, (methods) =>
+              methods.setDefault(userId, id, new Date(Date.UTC(2030, 0, 1)), () => [])
+            ),
             store(1)
           )
         )
@@ -209,7 +212,12 @@ describe.skipIf(databaseUrl === undefined)(
         const calls = Array.from({ length: 200 }, (_, index) =>
           Effect.provide(
             Effect.flatMap(PaymentMethods, (methods) =>
-              methods.setDefault(userId, ids[index % ids.length] ?? PaymentMethodId.make("pm_0"), instant(index))
+              methods.setDefault(
+                userId,
+                ids[index % ids.length] ?? PaymentMethodId.make("pm_0"),
+                instant(index),
+                () => []
+              )
             ),
             store(index)
           )

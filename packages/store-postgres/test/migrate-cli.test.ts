@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { migrations, runMigrateCli } from "@accord/store-postgres"
-import { databaseUrl, dropSchema, freshSchema, skipReason } from "./postgres-helpers.js"
+import { adminQuery, databaseUrl, dropSchema, freshSchema, skipReason } from "./postgres-helpers.js"
 
 const latest = Math.max(...migrations.map((migration) => migration.version))
 
@@ -86,6 +86,35 @@ describe.skipIf(databaseUrl === undefined)(
           code: 0,
           out: `up to date at version ${latest}`,
           err: ""
+        })
+      } finally {
+        await dropSchema(url, schema)
+      }
+    })
+
+    it('replay-events puts the failed events back to pending, due now (docs/operations.md, "Events")', async () => {
+      const url = databaseUrl ?? ""
+      const schema = freshSchema()
+      try {
+        expect((await run(["migrate", "--database-url", url, "--database-schema", schema])).code).toBe(0)
+        // Two events as a relay that gave up leaves them, one delivered.
+        await adminQuery(
+          url,
+          `INSERT INTO "${schema}".events (id, subject, sequence, owner, event, at, status) VALUES
+             ('019a4f6e-3c2b-7d40-9a1e-5f6b7c8d9e01', 'users/u_1', 1, 'u_1', '{}', now(), 'failed'),
+             ('019a4f6e-3c2b-7d40-9a1e-5f6b7c8d9e02', 'users/u_1', 2, 'u_1', '{}', now(), 'failed'),
+             ('019a4f6e-3c2b-7d40-9a1e-5f6b7c8d9e03', 'users/u_1', 3, 'u_1', '{}', now(), 'delivered')`
+        )
+        expect(await run(["replay-events", "--database-schema", schema], { DATABASE_URL: url })).toEqual({
+          code: 0,
+          out: "2 failed events pending again",
+          err: ""
+        })
+        const statuses = await adminQuery(url, `SELECT status FROM "${schema}".events ORDER BY sequence`)
+        expect(statuses.rows).toEqual([{ status: "pending" }, { status: "pending" }, { status: "delivered" }])
+        expect(await run(["replay-events", "--database-schema", schema], { DATABASE_URL: url })).toMatchObject({
+          code: 0,
+          out: "0 failed events pending again"
         })
       } finally {
         await dropSchema(url, schema)

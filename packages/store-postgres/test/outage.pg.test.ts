@@ -145,11 +145,13 @@ describe.skipIf(databaseUrl === undefined)(
           seed: Effect.flatMap(StoreAdmin, (admin) => admin.loadSeed(seed)),
           authenticate: Effect.flatMap(Authenticator, (auth) => auth.authenticate(token)),
           list: Effect.flatMap(PaymentMethods, (methods) => methods.listByUser(userId)),
-          setDefault: Effect.flatMap(PaymentMethods, (methods) => methods.setDefault(userId, methodIds[1], now)),
+          setDefault: Effect.flatMap(PaymentMethods, (methods) =>
+            methods.setDefault(userId, methodIds[1], now, () => [])
+          ),
           preferences: Effect.flatMap(PreferencesStore, (store) =>
             store.update(userId, { set: { timezone: TimezoneOffset.make(60) }, at: now })
           ),
-          insert: Effect.flatMap(PlanEntries, (entries) => entries.insertIfAbsent(entryOf(`${hex()}@example.com`)))
+          insert: Effect.flatMap(PlanEntries, (entries) => entries.insertIfAbsent(entryOf(`${hex()}@example.com`), []))
         }
         const probe = (call: Effect.Effect<unknown, unknown, StoreServices>) =>
           Effect.provide(Effect.exit(call), context)
@@ -182,7 +184,7 @@ describe.skipIf(databaseUrl === undefined)(
               Effect.provide(
                 Effect.flatMap(PlanEntries, (entries) => {
                   const entry = entryOf(`w${id}.${index}.${hex()}@example.com`)
-                  return Effect.map(entries.insertIfAbsent(entry), (inserted) => {
+                  return Effect.map(entries.insertIfAbsent(entry, []), (inserted) => {
                     if (inserted) acknowledged.push(entry.emailKey)
                   })
                 }),
@@ -352,14 +354,14 @@ describe.skipIf(databaseUrl === undefined)(
             context
           )
           const kept = entryOf("kept@example.com")
-          expect(yield* entries.insertIfAbsent(kept)).toBe(true)
+          expect(yield* entries.insertIfAbsent(kept, [])).toBe(true)
           const now = new Date(Date.UTC(2030, 0, 1))
           // The record first: the triggers fail an UPDATE that turns MFA on, and a merge on no record is an INSERT.
           yield* preferences.getOrCreate(userId, now)
           yield* Effect.promise(() => adminQuery(url, diskFullTriggers(schema)))
 
           // An INSERT, an UPSERT (the preferences merge), and a compare-and-set (a conditional merge).
-          const insert = yield* Effect.flip(entries.insertIfAbsent(entryOf("full@example.com")))
+          const insert = yield* Effect.flip(entries.insertIfAbsent(entryOf("full@example.com"), []))
           const merge = { set: { mfaEnabled: true }, at: now }
           const update = yield* Effect.flip(preferences.update(userId, merge))
           const conditional = yield* Effect.flip(preferences.update(userId, merge, () => true))
@@ -373,7 +375,7 @@ describe.skipIf(databaseUrl === undefined)(
           // The store serves on; once the disk has room (the triggers gone), the same writes are stored.
           expect(yield* entries.findByEmailKey(kept.emailKey)).toEqual(kept)
           yield* Effect.promise(() => adminQuery(url, `DROP FUNCTION "${schema}".accord_test_disk_full() CASCADE`))
-          expect(yield* entries.insertIfAbsent(entryOf("full@example.com"))).toBe(true)
+          expect(yield* entries.insertIfAbsent(entryOf("full@example.com"), [])).toBe(true)
           const updated = yield* preferences.update(userId, merge)
           expect(updated.mfaEnabled).toBe(true)
         }).pipe(Effect.scoped)

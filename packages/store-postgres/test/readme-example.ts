@@ -19,8 +19,9 @@ const program = Effect.gen(function* () {
     })
   )
 
-  // One default per user, kept by the database itself (a partial unique index) under any concurrency.
-  yield* methods.setDefault(userId, PaymentMethodId.make("pm_bank"), new Date("2030-01-01T10:00:00.123Z"))
+  // One default per user, kept by the database itself (a partial unique index) under any concurrency. The last
+  // argument is the events the change records (the use cases pass the domain's; none here).
+  yield* methods.setDefault(userId, PaymentMethodId.make("pm_bank"), new Date("2030-01-01T10:00:00.123Z"), () => [])
   for (const method of yield* methods.listByUser(userId)) {
     console.log(method.id, method.isDefault, method.updatedAt.toISOString())
   }

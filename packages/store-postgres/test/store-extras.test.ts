@@ -53,7 +53,9 @@ const runExtras = (name: string, storeLayer: Layer.Layer<StoreServices, unknown>
         const userId = freshUser()
         const id = PaymentMethodId.make(`pm_${hex()}`)
         yield* loadSeed({ payment_methods: [{ id, user_id: userId }] })
-        const chosen = yield* Effect.flatMap(PaymentMethods, (methods) => methods.setDefault(userId, id, changed))
+        const chosen = yield* Effect.flatMap(PaymentMethods, (methods) =>
+          methods.setDefault(userId, id, changed, () => [])
+        )
         expect(yield* listByUser(userId)).toEqual([chosen])
         expect(chosen.updatedAt.toISOString()).toBe("2030-01-01T00:00:01.999Z")
         const email = Schema.decodeUnknownSync(Email)(`${hex()}@example.com`)
@@ -64,7 +66,7 @@ const runExtras = (name: string, storeLayer: Layer.Layer<StoreServices, unknown>
           createdAt: created
         }
         const entries = yield* PlanEntries
-        yield* entries.insertIfAbsent(entry)
+        yield* entries.insertIfAbsent(entry, [])
         expect(yield* entries.findByEmailKey(entry.emailKey)).toEqual(entry)
       })
     )
@@ -97,12 +99,14 @@ const runExtras = (name: string, storeLayer: Layer.Layer<StoreServices, unknown>
         for (let round = 0; round < 3; round++) {
           const error = yield* Effect.flip(
             Effect.flatMap(PaymentMethods, (methods) =>
-              methods.setDefault(userId, PaymentMethodId.make(`pm_${hex()}`), changed)
+              methods.setDefault(userId, PaymentMethodId.make(`pm_${hex()}`), changed, () => [])
             )
           )
           expect(error._tag).toBe("NotFound")
         }
-        const chosen = yield* Effect.flatMap(PaymentMethods, (methods) => methods.setDefault(userId, id, changed))
+        const chosen = yield* Effect.flatMap(PaymentMethods, (methods) =>
+          methods.setDefault(userId, id, changed, () => [])
+        )
         expect(chosen.isDefault).toBe(true)
       })
     )
@@ -132,7 +136,7 @@ describe("PgliteStoreLive on a data directory", () => {
         const token = `tok_${hex()}`
         const firstRun = Effect.gen(function* () {
           yield* loadSeed({ users: [{ id: userId, token }], payment_methods: [{ id, user_id: userId }] })
-          return yield* Effect.flatMap(PaymentMethods, (methods) => methods.setDefault(userId, id, changed))
+          return yield* Effect.flatMap(PaymentMethods, (methods) => methods.setDefault(userId, id, changed, () => []))
         })
         const chosen = yield* Effect.scoped(Effect.provide(firstRun, PgliteStoreLive({ dataDir })))
         const secondRun = Effect.gen(function* () {

@@ -36,11 +36,11 @@ describe("makePgliteExecutor on a full disk", () => {
         )
 
         const kept = entryOf("kept@example.com")
-        expect(yield* entries.insertIfAbsent(kept)).toBe(true)
+        expect(yield* entries.insertIfAbsent(kept, [])).toBe(true)
         const stored = yield* preferences.update(userId, { set: { language: LanguageTag.make("fr-CA") }, at: now })
 
         // An INSERT, an UPSERT (the preferences merge), and a compare-and-set (a conditional merge: a read, then UPDATE).
-        const insert = yield* Effect.exit(entries.insertIfAbsent(entryOf("full@example.com")))
+        const insert = yield* Effect.exit(entries.insertIfAbsent(entryOf("full@example.com"), []))
         const merge = { set: { language: LanguageTag.make("de-DE"), mfaEnabled: true }, at: now }
         const update = yield* Effect.exit(preferences.update(userId, merge))
         const conditional = yield* Effect.exit(preferences.update(userId, merge, () => true))
@@ -58,7 +58,7 @@ describe("makePgliteExecutor on a full disk", () => {
         expect(yield* preferences.getOrCreate(userId, now)).toEqual(stored)
         const after = yield* preferences.update(userId, { set: { language: LanguageTag.make("ja") }, at: now })
         expect(after.language).toBe("ja")
-        expect(yield* entries.insertIfAbsent(entryOf("after@example.com"))).toBe(true)
+        expect(yield* entries.insertIfAbsent(entryOf("after@example.com"), [])).toBe(true)
       }).pipe(Effect.scoped),
     60_000
   )

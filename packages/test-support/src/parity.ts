@@ -84,6 +84,7 @@ export const parityCorpus = (fixture: ParityFixture): ReadonlyArray<ParityCase> 
   const auth = { Authorization: `Bearer ${user.token}` }
   const json = { ...auth, "Content-Type": "application/json" }
   const clientAuth = { Authorization: `Bearer ${client.token}` }
+  const otherAuth = { Authorization: `Bearer ${otherUser.token}` }
   const first = methods[0] ?? ""
   const second = methods[1] ?? ""
   const put = (body: string | Uint8Array, headers: Record<string, string> = json): RawRequest => ({
@@ -320,9 +321,24 @@ export const parityCorpus = (fixture: ParityFixture): ReadonlyArray<ParityCase> 
     { name: "id outside the charset, no credentials", request: { method: "PUT", path: paths.paymentMethod("pm%201") } },
     {
       name: "other user's list",
-      request: { method: "GET", path: paths.paymentMethods, headers: { Authorization: `Bearer ${otherUser.token}` } }
+      request: { method: "GET", path: paths.paymentMethods, headers: otherAuth }
     },
     // Routes and methods.
+    // The events the writes above recorded (docs/api.md, "Events"): the same envelopes, in the same order.
+    { name: "events", request: { method: "GET", path: paths.events, headers: auth } },
+    { name: "events, a page of 2", request: { method: "GET", path: `${paths.events}?limit=2`, headers: auth } },
+    { name: "events HEAD, no slash", request: { method: "HEAD", path: withoutSlash(paths.events), headers: auth } },
+    { name: "events, limit 0", request: { method: "GET", path: `${paths.events}?limit=0`, headers: auth } },
+    {
+      name: "events, an unknown parameter",
+      request: { method: "GET", path: `${paths.events}?limit=2&page=2`, headers: auth }
+    },
+    {
+      name: "events, a cursor that is no event",
+      request: { method: "GET", path: `${paths.events}?after=${UNKNOWN_EVENT_ID}`, headers: auth }
+    },
+    { name: "events as client", request: { method: "GET", path: paths.events, headers: clientAuth } },
+    { name: "other user's events", request: { method: "GET", path: paths.events, headers: otherAuth } },
     { name: "root", request: { method: "GET", path: "/" } },
     { name: "/api", request: { method: "GET", path: "/api" } },
     {
@@ -360,6 +376,10 @@ export const parityCorpus = (fixture: ParityFixture): ReadonlyArray<ParityCase> 
 }
 
 const TIMESTAMP = /"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z"/g
+// Event ids are UUIDv7s, made where each event is recorded.
+const UUID = /"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"/g
+/** A well-formed UUIDv7 that no store made: a cursor that names no event. */
+const UNKNOWN_EVENT_ID = "00000000-0000-7000-8000-000000000000"
 // Preference record ids come from each store's sequence; payment-method ids are strings and stay.
 const INTEGER_ID = /"id":-?\d+(?=[,}])/g
 
@@ -392,7 +412,10 @@ export const comparable = (parityCase: ParityCase, response: RawResponse): Compa
     status: response.status,
     headers,
     requestId,
-    body: bodyText(response.body).replace(TIMESTAMP, '"<timestamp>"').replace(INTEGER_ID, '"id":"<integer>"')
+    body: bodyText(response.body)
+      .replace(TIMESTAMP, '"<timestamp>"')
+      .replace(INTEGER_ID, '"id":"<integer>"')
+      .replace(UUID, '"<uuid>"')
   }
 }
 

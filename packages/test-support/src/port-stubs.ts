@@ -2,6 +2,7 @@ import {
   type AccordServices,
   Authenticator,
   type ClientId,
+  EventStore,
   PasswordHasher,
   PaymentMethods,
   PlanEntries,
@@ -25,6 +26,7 @@ export interface PortParts {
   readonly planEntries?: Partial<PlanEntries["Service"]>
   readonly preferences?: Partial<PreferencesStore["Service"]>
   readonly paymentMethods?: Partial<PaymentMethods["Service"]>
+  readonly events?: Partial<EventStore["Service"]>
   readonly storeAdmin?: Partial<StoreAdmin["Service"]>
   readonly passwordHasher?: Partial<PasswordHasher["Service"]>
 }
@@ -44,6 +46,19 @@ export const stubPort = {
     Layer.succeed(PreferencesStore, PreferencesStore.of({ getOrCreate: missing, update: missing, ...part })),
   paymentMethods: (part: PortParts["paymentMethods"] = {}, missing: Missing = unexpected) =>
     Layer.succeed(PaymentMethods, PaymentMethods.of({ listByUser: missing, setDefault: missing, ...part })),
+  events: (part: PortParts["events"] = {}, missing: Missing = unexpected) =>
+    Layer.succeed(
+      EventStore,
+      EventStore.of({
+        listByOwner: missing,
+        list: missing,
+        claimDue: missing,
+        settle: missing,
+        replayFailed: missing,
+        countByStatus: missing(),
+        ...part
+      })
+    ),
   storeAdmin: (part: PortParts["storeAdmin"] = {}, missing: Missing = unexpected) =>
     Layer.succeed(
       StoreAdmin,
@@ -60,6 +75,7 @@ export const stubPorts = (parts: PortParts, missing: Missing = unexpected): Laye
     stubPort.planEntries(parts.planEntries, missing),
     stubPort.preferences(parts.preferences, missing),
     stubPort.paymentMethods(parts.paymentMethods, missing),
+    stubPort.events(parts.events, missing),
     stubPort.storeAdmin(parts.storeAdmin, missing),
     stubPort.passwordHasher(parts.passwordHasher, missing)
   )

@@ -4,7 +4,12 @@ import { Effect, type Layer, Schema } from "effect"
 import {
   applyMerge,
   Authenticator,
+  defaultPaymentMethodChanged,
   Email,
+  EventStore,
+  planEntryCreated,
+  type RecordedEvent,
+  UnknownCursor,
   emailKey,
   LanguageTag,
   NotFound,
@@ -39,8 +44,11 @@ const decodeEmail = Schema.decodeUnknownSync(Email)
 
 const loadSeed = (input: SeedInput) => Effect.flatMap(StoreAdmin, (admin) => admin.loadSeed(decodeSeed(input)))
 const listByUser = (userId: UserId) => Effect.flatMap(PaymentMethods, (methods) => methods.listByUser(userId))
+const recordDefault = (previous: PaymentMethod | undefined, chosen: PaymentMethod) => [
+  defaultPaymentMethodChanged(previous, chosen)
+]
 const setDefault = (userId: UserId, id: PaymentMethodId, now: Date) =>
-  Effect.flatMap(PaymentMethods, (methods) => methods.setDefault(userId, id, now))
+  Effect.flatMap(PaymentMethods, (methods) => methods.setDefault(userId, id, now, recordDefault))
 const getOrCreate = (userId: UserId, now: Date) =>
   Effect.flatMap(PreferencesStore, (store) => store.getOrCreate(userId, now))
 const update = (
@@ -77,6 +85,10 @@ const seedUserWithMethods = (count: number, defaultIndex?: number) =>
  * The contract every store honours, as a vitest suite. The layer is built once for the whole suite; each test uses
  * its own random ids and seeds its own data, so the suite also runs against a database that already holds data.
  */
+const ownEvents = (userId: UserId, after?: string, limit = 100) =>
+  Effect.flatMap(EventStore, (events) => events.listByOwner(userId, after, limit))
+const typesOf = (events: ReadonlyArray<RecordedEvent>) => events.map((recorded) => recorded.event.type)
+
 export const runStoreContract = (name: string, storeLayer: Layer.Layer<StoreServices, unknown>): void => {
   // Live services: stores may use Clock or timeouts internally, and a TestClock that never moves would stall them.
   layer(storeLayer, { excludeTestServices: true })(`store contract: ${name}`, (it) => {
@@ -114,7 +126,7 @@ export const runStoreContract = (name: string, storeLayer: Layer.Layer<StoreServ
         Effect.gen(function* () {
           const entries = yield* PlanEntries
           const entry = entryFor(`${unique("new")}@Example.COM`, "scrypt$first")
-          expect(yield* entries.insertIfAbsent(entry)).toBe(true)
+          expect(yield* entries.insertIfAbsent(entry, [planEntryCreated(entry)])).toBe(true)
           expect(yield* entries.findByEmailKey(entry.emailKey)).toEqual(entry)
           expect(
             yield* entries.findByEmailKey(emailKey(decodeEmail(`${unique("absent")}@example.com`)))
@@ -129,9 +141,9 @@ export const runStoreContract = (name: string, storeLayer: Layer.Layer<StoreServ
           const first = entryFor(`${local}@Example.com`, "scrypt$first")
           const second = entryFor(`${local.toLowerCase()}@EXAMPLE.COM`, "scrypt$second")
           expect(second.emailKey).toBe(first.emailKey)
-          expect(yield* entries.insertIfAbsent(first)).toBe(true)
-          expect(yield* entries.insertIfAbsent(second)).toBe(false)
-          expect(yield* entries.insertIfAbsent(first)).toBe(false)
+          expect(yield* entries.insertIfAbsent(first, [planEntryCreated(first)])).toBe(true)
+          expect(yield* entries.insertIfAbsent(second, [planEntryCreated(second)])).toBe(false)
+          expect(yield* entries.insertIfAbsent(first, [planEntryCreated(first)])).toBe(false)
           const stored = yield* entries.findByEmailKey(first.emailKey)
           expect(stored?.passwordHash).toBe("scrypt$first")
           expect(stored?.email).toBe(first.email)
@@ -143,7 +155,10 @@ export const runStoreContract = (name: string, storeLayer: Layer.Layer<StoreServ
           const entries = yield* PlanEntries
           const address = `${unique("race")}@example.com`
           const attempts = Array.from({ length: 20 }, (_, index) =>
-            entries.insertIfAbsent(entryFor(address, `scrypt$attempt${index}`))
+            Effect.suspend(() => {
+              const entry = entryFor(address, `scrypt$attempt${index}`)
+              return entries.insertIfAbsent(entry, [planEntryCreated(entry)])
+            })
           )
           const inserted = yield* Effect.all(attempts, { concurrency: "unbounded" })
           expect(inserted.filter(Boolean)).toHaveLength(1)
@@ -509,6 +524,116 @@ export const runStoreContract = (name: string, storeLayer: Layer.Layer<StoreServ
           const listed = yield* listByUser(userId)
           expect(listed).toHaveLength(2)
           expect(defaultsOf(listed)).toHaveLength(1)
+        })
+      )
+    })
+
+    // docs/api.md, "Events": each write records its events in its own atomic step, a no-op none.
+    describe("EventStore", () => {
+      it.effect("a write that changes something records its event; a no-op records none", () =>
+        Effect.gen(function* () {
+          const { userId, ids } = yield* seedUserWithMethods(2)
+          const [first, second] = [nth(ids, 0), nth(ids, 1)]
+          yield* setDefault(userId, first, at(1))
+          yield* setDefault(userId, first, at(2))
+          yield* setDefault(userId, second, at(3))
+          yield* update(userId, { timezone: TimezoneOffset.make(60) }, at(4))
+          yield* update(userId, { timezone: TimezoneOffset.make(60) }, at(5))
+          const events = yield* ownEvents(userId)
+          expect(typesOf(events)).toEqual([
+            "payment_method.default_changed",
+            "payment_method.default_changed",
+            "preferences.updated"
+          ])
+          expect(events.map((recorded) => recorded.event)).toEqual([
+            {
+              type: "payment_method.default_changed",
+              userId,
+              paymentMethodId: first,
+              previousDefault: null,
+              at: at(1)
+            },
+            {
+              type: "payment_method.default_changed",
+              userId,
+              paymentMethodId: second,
+              previousDefault: first,
+              at: at(3)
+            },
+            {
+              type: "preferences.updated",
+              userId,
+              changes: { timezone: { old: 0, new: 60 } },
+              at: at(4)
+            }
+          ])
+          // One subject per user: its sequence numbers the user's events 1, 2, 3, ... in order.
+          expect(events.map((recorded) => [recorded.subject, recorded.sequence])).toEqual([
+            [`users/${userId}`, 1],
+            [`users/${userId}`, 2],
+            [`users/${userId}`, 3]
+          ])
+          // Ids sort by creation.
+          expect([...events.map((recorded) => recorded.id)].sort()).toEqual(events.map((recorded) => recorded.id))
+        })
+      )
+
+      it.effect("a plan entry records one event, a second one with its address none; no digest in it", () =>
+        Effect.gen(function* () {
+          const entries = yield* PlanEntries
+          const events = yield* EventStore
+          const email = decodeEmail(`${unique("ev")}@Example.com`)
+          const entry = {
+            email,
+            emailKey: emailKey(email),
+            passwordHash: PasswordHash.make("scrypt$secret"),
+            createdAt: at(0)
+          }
+          expect(yield* entries.insertIfAbsent(entry, [planEntryCreated(entry)])).toBe(true)
+          expect(yield* entries.insertIfAbsent(entry, [planEntryCreated(entry)])).toBe(false)
+          // The store's whole log, paged, holds exactly one event for this address.
+          const mine: Array<RecordedEvent> = []
+          let after: string | undefined
+          for (;;) {
+            const page: ReadonlyArray<RecordedEvent> = yield* events.list(after, 500)
+            mine.push(...page.filter((recorded) => recorded.subject === `plan_entries/${entry.emailKey}`))
+            const last = page.at(-1)
+            if (last === undefined) break
+            after = last.id
+          }
+          expect(mine.map((recorded) => recorded.event)).toEqual([{ type: "plan_entry.created", email, at: at(0) }])
+          expect(JSON.stringify(mine)).not.toContain("scrypt$secret")
+        })
+      )
+
+      it.effect("a page starts after its cursor; a cursor that is not the owner's is UnknownCursor", () =>
+        Effect.gen(function* () {
+          const { userId, ids } = yield* seedUserWithMethods(3)
+          for (const [index, id] of ids.entries()) yield* setDefault(userId, id, at(10 + index))
+          const all = yield* ownEvents(userId)
+          expect(all).toHaveLength(3)
+          expect(yield* ownEvents(userId, undefined, 2)).toEqual(all.slice(0, 2))
+          expect(yield* ownEvents(userId, nth(all, 1).id)).toEqual(all.slice(2))
+          expect(yield* ownEvents(userId, nth(all, 2).id)).toEqual([])
+          const other = yield* seedUserWithMethods(1)
+          const error = yield* Effect.flip(ownEvents(other.userId, nth(all, 0).id))
+          expect(error).toBeInstanceOf(UnknownCursor)
+        })
+      )
+
+      it.effect("concurrent changes of one user number their events without a gap or a repeat", () =>
+        Effect.gen(function* () {
+          const { userId, ids } = yield* seedUserWithMethods(4)
+          yield* Effect.all(
+            Array.from({ length: 12 }, (_, index) =>
+              index % 2 === 0
+                ? setDefault(userId, nth(ids, index % ids.length), at(60 + index))
+                : update(userId, { timezone: TimezoneOffset.make(15 * index) }, at(60 + index))
+            ),
+            { concurrency: "unbounded" }
+          )
+          const events = yield* ownEvents(userId)
+          expect(events.map((recorded) => recorded.sequence)).toEqual(events.map((_, index) => index + 1))
         })
       )
     })

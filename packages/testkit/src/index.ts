@@ -1,5 +1,14 @@
 import { randomBytes } from "node:crypto"
-import { type ClientId, type PaymentMethod, PaymentMethods, Seed, type UserId } from "@accord/domain"
+import {
+  type ClientId,
+  EventStore,
+  type PaymentMethod,
+  PaymentMethods,
+  type RecordedEvent,
+  Seed,
+  type UserId
+} from "@accord/domain"
+import { toEventEnvelope, type AccordEvent } from "@accord/contract"
 import type { AccordRuntime } from "@accord/core"
 import { ScryptPasswordHasherLive, testScryptCost, type ScryptHasherOptions } from "@accord/node/scrypt"
 import { makeMemoryStore } from "@accord/store-memory"
@@ -25,6 +34,11 @@ export interface AccordTestKit {
   readonly client: { readonly id: ClientId; readonly token: string }
   /** The user's payment methods as stored, ordered by id. */
   readonly paymentMethods: ReadonlyArray<PaymentMethod>
+  /**
+   * Every event the store recorded so far, oldest first, as a webhook's body, a NATS message and the feed carry it
+   * (docs/api.md, "Events"): what a host's test asserts after running a use case, without HTTP or a receiver.
+   */
+  readonly events: () => Promise<ReadonlyArray<AccordEvent>>
   /** Releases the runtime; the kit is unusable afterwards. */
   readonly dispose: () => Promise<void>
 }
@@ -71,6 +85,17 @@ export const makeAccordTestKit = async (options: AccordTestKitOptions = {}): Pro
     user: { id: user.id, token: userToken },
     client: { id: client.id, token: clientToken },
     paymentMethods,
+    events: async () => {
+      const recorded: Array<RecordedEvent> = []
+      for (;;) {
+        const after: string | undefined = recorded.at(-1)?.id
+        const page: ReadonlyArray<RecordedEvent> = await runtime.runPromise(
+          Effect.flatMap(EventStore, (store) => store.list(after, 1000))
+        )
+        if (page.length === 0) return recorded.map(toEventEnvelope)
+        recorded.push(...page)
+      }
+    },
     dispose: () => runtime.dispose()
   }
 }

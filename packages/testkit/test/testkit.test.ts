@@ -53,6 +53,19 @@ describe("makeAccordTestKit", () => {
     })
   })
 
+  it("records the events of the use cases it runs, which a host's test asserts without HTTP", async () => {
+    const made = await kit()
+    expect(await made.events()).toEqual([])
+    await made.runtime.runPromise(updateFromWire(made.user.id, { timezone: 60 }))
+    await made.runtime.runPromise(updateFromWire(made.user.id, { timezone: 60 }))
+    await made.runtime.runPromise(setDefaultPaymentMethod(made.user.id, PaymentMethodId.make("pm_2")))
+    const events = await made.events()
+    expect(events.map((event) => [event.type, event.subject, event.sequence, event.data])).toEqual([
+      ["preferences.updated", "users/u_1", 1, { changes: { timezone: { old: 0, new: 60 } } }],
+      ["payment_method.default_changed", "users/u_1", 2, { payment_method_id: "pm_2", previous_default_id: null }]
+    ])
+  })
+
   it("runs the preferences use cases through the returned runtime", async () => {
     const made = await kit()
     const updated = await made.runtime.runPromise(

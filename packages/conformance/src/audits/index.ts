@@ -3,6 +3,7 @@ import { authenticationAudits } from "./authentication.js"
 import { bodyAudits } from "./bodies.js"
 import { conditionalAudits } from "./conditional.js"
 import { corsAudits } from "./cors.js"
+import { eventAudits } from "./events.js"
 import { headerAudits } from "./headers.js"
 import { orderAudits } from "./order.js"
 import { paymentMethodAudits } from "./payment-methods.js"
@@ -29,6 +30,7 @@ export const httpAudits: ReadonlyArray<Audit> = [
   ...routeAudits,
   ...headerAudits,
   ...paymentMethodAudits,
+  ...eventAudits,
   ...conditionalAudits,
   ...corsAudits,
   ...operationAudits

@@ -1,6 +1,7 @@
 import type { Preferences, PreferencesPatch } from "@accord/domain"
 import { decoderFor, describedAs, LanguageTagInput, TimezoneOffset, type ValidationError } from "@accord/domain/values"
-import { Effect, Schema } from "effect"
+import { Effect, Schema, SchemaTransformation } from "effect"
+import { EventPage } from "../events.js"
 import { defineOperation, type DocsOf } from "../operation.js"
 import { StrictBoolean } from "../wire/boolean.js"
 import { Timestamp, toTimestamp } from "../wire/timestamp.js"
@@ -79,6 +80,30 @@ const decodePatchBody = /* @__PURE__ */ decoderFor(PreferencesPatchBody)
 export const decodePreferencesPatch = (input: unknown): Effect.Effect<PreferencesPatch, ValidationError> =>
   Effect.map(decodePatchBody(input), toPatch)
 
+/** The most events one page of the feed holds, and how many a page holds when `limit` is not sent. */
+export const MAX_EVENTS_PAGE = 100
+export const DEFAULT_EVENTS_PAGE = 20
+
+/**
+ * The feed's query (docs/api.md, "Events"): `after`, the id of the last event the caller has (a UUIDv7), and
+ * `limit`, a decimal integer from 1 to MAX_EVENTS_PAGE written without sign, leading zero or exponent.
+ */
+export const EventsQuery = Schema.Struct({
+  after: Schema.optionalKey(Schema.String.check(Schema.isUUID(7))),
+  limit: Schema.optionalKey(
+    Schema.String.check(
+      Schema.isPattern(/^[1-9][0-9]{0,2}$/),
+      describedAs({ description: `a decimal integer, 1 to ${MAX_EVENTS_PAGE}`, pattern: "^[1-9][0-9]{0,2}$" })
+    ).pipe(
+      Schema.decodeTo(
+        Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: MAX_EVENTS_PAGE })),
+        SchemaTransformation.numberFromString
+      )
+    )
+  )
+}).annotate({ identifier: "EventsQuery" })
+export type EventsQuery = typeof EventsQuery.Type
+
 export const userOperations = {
   getLanguagePreferences: defineOperation({
     operationId: "getLanguagePreferences",
@@ -98,6 +123,16 @@ export const userOperations = {
     success: { status: 200, schema: PreferencesView },
     errors: ["PreconditionFailed", "Unavailable"],
     conditional: "ifMatchRequirable"
+  }),
+  listEvents: defineOperation({
+    operationId: "listEvents",
+    method: "GET",
+    path: "/users/v1/events/",
+    access: "user",
+    query: EventsQuery,
+    success: { status: 200, schema: EventPage },
+    errors: ["UnknownCursor", "Unavailable"],
+    conditional: "ifNoneMatch"
   })
 }
 
@@ -136,6 +171,35 @@ export const userDocs: DocsOf<typeof userOperations> = {
         { pointer: "/language", code: "invalid_format", detail: "must be a BCP 47 language tag such as en-US" },
         { pointer: "/timezone", code: "invalid_format", detail: "must be a multiple of 15" }
       ]
+    }
+  },
+  listEvents: {
+    tag: "users",
+    summary: "List the user's own events (oldest first)",
+    description:
+      "The events of the caller's own changes (a preferences.updated or a payment_method.default_changed each), oldest first, the same envelopes the webhooks carry. A page holds `limit` events (1 to 100, default 20); `has_more` says whether a next page has some: ask for it with `after` set to the last id of this one. An `after` that is not one of the caller's events is 400 `invalid_cursor`; a query parameter not listed here, one sent twice, or a value out of bounds is 400 `invalid_query`. Needs a user credential (an application's is 403).",
+    query: {
+      after: {
+        description: "The id of the last event already read; the page starts after it. Absent: from the first.",
+        example: "019a4f6e-3c2b-7d40-9a1e-5f6b7c8d9e0f"
+      },
+      limit: { description: "How many events, 1 to 100. Default 20.", example: "20" }
+    },
+    successExample: {
+      data: [
+        {
+          specversion: "1.0",
+          id: "019a4f6e-3c2b-7d40-9a1e-5f6b7c8d9e0f",
+          source: "/api",
+          type: "payment_method.default_changed",
+          time: "2026-11-21T10:05:00.000Z",
+          subject: "users/u_1",
+          sequence: 1,
+          datacontenttype: "application/json",
+          data: { payment_method_id: "pm_2", previous_default_id: null }
+        }
+      ],
+      has_more: false
     }
   }
 }

@@ -3,6 +3,8 @@ import { resultDecoderFor, type DomainError } from "@accord/domain"
 import { Effect, type Result } from "effect"
 import type { BoundOperation, BoundRoutes } from "./implementation.js"
 import { pathParamsDecoderFor } from "./path-params.js"
+import type { Problem } from "./problem.js"
+import { queryDecoderFor } from "./query.js"
 import { compileRouter, type PathMatch } from "./router.js"
 import type { DocsAssets, StaticAsset } from "./types.js"
 
@@ -15,6 +17,8 @@ export interface CompiledOperation {
   readonly decodeBody: ((input: unknown) => Result.Result<unknown, DomainError>) | undefined
   /** The NotFound its Schema declares for path parameters it refuses (`pathParamsDecoderFor`). */
   readonly decodeParams: ((input: unknown) => Result.Result<unknown, DomainError>) | undefined
+  /** 400 `invalid_query` for a query its Schema refuses (`queryDecoderFor`); undefined: the query is ignored. */
+  readonly decodeQuery: ((query: string | undefined) => Result.Result<unknown, Problem>) | undefined
   /** The operation's use case: `operation.run` itself, or wrapped in a span named by its id when tracing. */
   readonly run: BoundOperation["run"]
 }
@@ -32,6 +36,7 @@ const compileOperation = (operation: BoundOperation, traced: boolean): CompiledO
   operation,
   decodeBody: operation.body === undefined ? undefined : resultDecoderFor(operation.body.schema),
   decodeParams: operation.params === undefined ? undefined : pathParamsDecoderFor(operation.params),
+  decodeQuery: operation.query === undefined ? undefined : queryDecoderFor(operation.query),
   run: traced
     ? (caller, input) => Effect.withSpan(operation.run(caller, input), operation.operationId, NO_STACK_TRACE)
     : operation.run

@@ -146,7 +146,7 @@ const neutralHandler = (
     const endpoint = methods.get(request.method === "HEAD" ? "GET" : request.method)
     if (endpoint === undefined) return respond.problem(problem("method_not_allowed", undefined, { allow }), route) // 405
     if (endpoint.kind === "file") return respond.file(endpoint.file(match.params), route, request.headers) // 200, 304, 404
-    const { operation, decodeBody, decodeParams, run } = endpoint.compiled
+    const { operation, decodeBody, decodeParams, decodeQuery, run } = endpoint.compiled
     if (operation.unavailableWhileDraining && isDraining?.() === true) return respond.problem(DRAINING, route) // 503
     const caller = yield* Effect.result(authenticate(operation, request))
     if (Result.isFailure(caller)) return respond.error(caller.failure, route) // 401
@@ -171,7 +171,10 @@ const neutralHandler = (
     if (Result.isFailure(body)) return respond.error(body.failure, route) // 400 validation_failed
     const params = decodeParams === undefined ? NO_INPUT : decodeParams(match.params)
     if (Result.isFailure(params)) return respond.error(params.failure, route) // 404, as its Schema declares
-    const result = yield* Effect.result(run(caller.success, { body: body.success, params: params.success, ifMatch }))
+    const query = decodeQuery === undefined ? NO_INPUT : decodeQuery(request.query)
+    if (Result.isFailure(query)) return respond.problem(query.failure, route) // 400 invalid_query
+    const input = { body: body.success, params: params.success, query: query.success, ifMatch }
+    const result = yield* Effect.result(run(caller.success, input))
     if (Result.isFailure(result)) return respond.error(result.failure, route) // the use case's declared errors, 412
     if (operation.conditional === undefined) return respond.json(operation.success.status, result.success, route) // 200, 201
     // A conditional operation's 200 carries the strong ETag of its exact bytes (docs/api.md, "Conditional requests").

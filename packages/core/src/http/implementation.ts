@@ -6,6 +6,7 @@ import {
   type OperationId,
   type Operations,
   type ParamsOf,
+  type QueryOf,
   type Route,
   type TypedOperation
 } from "@accord/contract"
@@ -20,6 +21,7 @@ export type CallerOf<A extends Access> = A extends "public" ? undefined : A exte
 export interface InputOf<O extends TypedOperation> {
   readonly body: BodyOf<O["body"]>
   readonly params: ParamsOf<O["params"]>
+  readonly query: QueryOf<O["query"]>
   /** A conditional write's If-Match (docs/api.md, "Conditional requests"); undefined when none was sent. */
   readonly ifMatch: EntityTagCondition | undefined
 }
@@ -67,6 +69,7 @@ export interface BoundOperation extends Operation {
 export interface ErasedInput {
   readonly body: unknown
   readonly params: unknown
+  readonly query: unknown
   readonly ifMatch: EntityTagCondition | undefined
 }
 

@@ -53,6 +53,7 @@ const INSUFFICIENT_SCOPE = problem("insufficient_scope", undefined, {
   "www-authenticate": `${REALM}, error="insufficient_scope"`
 })
 const PRECONDITION_FAILED = problem("precondition_failed")
+const UNKNOWN_CURSOR = problem("invalid_cursor")
 
 /**
  * Maps a domain error to its problem: one of the codes the contract declares for its tag (`DOMAIN_ERRORS`), with the
@@ -70,6 +71,8 @@ export const problemOf = (error: DomainError): Problem => {
       return INSUFFICIENT_SCOPE
     case "PreconditionFailed":
       return PRECONDITION_FAILED
+    case "UnknownCursor":
+      return UNKNOWN_CURSOR
     case "Unavailable":
       return problem("unavailable", PROBLEMS.unavailable.detail.retryLater, {
         "retry-after": String(error.retryAfterSeconds)

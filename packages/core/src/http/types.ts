@@ -35,12 +35,17 @@ export type HttpHeaders = HeaderRecord | HeaderLookup
 
 /**
  * A transport-neutral request. Adapters fill it from their framework without interpreting anything: header names
- * lower-case (as Node gives them), the raw URL path (no query string, still percent-encoded), and a body reader
+ * lower-case (as Node gives them), the raw URL path (no query string, still percent-encoded) and query, and a body reader
  * that the core calls only after the route and the credentials passed, with the byte limit to enforce.
  */
 export interface HttpRequest {
   readonly method: string
   readonly path: string
+  /**
+   * The query: what follows the first `?` of the request target, up to a `#`, still percent-encoded; absent or ""
+   * when there is none. Read only by an operation that declares query parameters.
+   */
+  readonly query?: string
   readonly headers: HttpHeaders
   /** Reads at most `limit` bytes of the body; reports TooLarge as soon as more arrive. Absent: no body at all. */
   readonly readBody?: (limit: number) => Promise<BodyReadResult>

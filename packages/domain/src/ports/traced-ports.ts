@@ -1,6 +1,7 @@
 import { Context, Effect, Layer } from "effect"
 import type { AccordServices } from "../services.js"
 import { Authenticator } from "./authenticator.js"
+import { EventStore } from "./event-store.js"
 import { PasswordHasher } from "./password-hasher.js"
 import { PaymentMethods } from "./payment-methods.js"
 import { PlanEntries } from "./plan-entries.js"
@@ -18,7 +19,7 @@ const spanned = <A, E, R>(name: string, effect: Effect.Effect<A, E, R>): Effect.
 // is traced too.
 
 const tracePlanEntries = (entries: PlanEntries["Service"]): PlanEntries["Service"] => ({
-  insertIfAbsent: (entry) => spanned("PlanEntries.insertIfAbsent", entries.insertIfAbsent(entry)),
+  insertIfAbsent: (entry, events) => spanned("PlanEntries.insertIfAbsent", entries.insertIfAbsent(entry, events)),
   findByEmailKey: (emailKey) => spanned("PlanEntries.findByEmailKey", entries.findByEmailKey(emailKey))
 })
 
@@ -29,8 +30,17 @@ const tracePreferencesStore = (store: PreferencesStore["Service"]): PreferencesS
 
 const tracePaymentMethods = (methods: PaymentMethods["Service"]): PaymentMethods["Service"] => ({
   listByUser: (userId) => spanned("PaymentMethods.listByUser", methods.listByUser(userId)),
-  setDefault: (userId, id, now, precondition) =>
-    spanned("PaymentMethods.setDefault", methods.setDefault(userId, id, now, precondition))
+  setDefault: (userId, id, now, events, precondition) =>
+    spanned("PaymentMethods.setDefault", methods.setDefault(userId, id, now, events, precondition))
+})
+
+const traceEventStore = (events: EventStore["Service"]): EventStore["Service"] => ({
+  listByOwner: (owner, after, limit) => spanned("EventStore.listByOwner", events.listByOwner(owner, after, limit)),
+  list: (after, limit) => spanned("EventStore.list", events.list(after, limit)),
+  claimDue: (now, leaseUntil, limit) => spanned("EventStore.claimDue", events.claimDue(now, leaseUntil, limit)),
+  settle: (id, settlement) => spanned("EventStore.settle", events.settle(id, settlement)),
+  replayFailed: (now) => spanned("EventStore.replayFailed", events.replayFailed(now)),
+  countByStatus: spanned("EventStore.countByStatus", events.countByStatus)
 })
 
 const traceAuthenticator = (authenticator: Authenticator["Service"]): Authenticator["Service"] => ({
@@ -55,6 +65,7 @@ const TracedPorts: Layer.Layer<AccordServices, never, AccordServices> = Layer.ef
       Context.add(PreferencesStore, tracePreferencesStore(Context.get(context, PreferencesStore))),
       Context.add(PaymentMethods, tracePaymentMethods(Context.get(context, PaymentMethods))),
       Context.add(Authenticator, traceAuthenticator(Context.get(context, Authenticator))),
+      Context.add(EventStore, traceEventStore(Context.get(context, EventStore))),
       Context.add(StoreAdmin, traceStoreAdmin(Context.get(context, StoreAdmin))),
       Context.add(PasswordHasher, tracePasswordHasher(Context.get(context, PasswordHasher)))
     )

@@ -1,5 +1,6 @@
 import { Effect } from "effect"
-import type { PlanEntrySignUp } from "../plan-entry.js"
+import { planEntryCreated } from "../events.js"
+import type { PlanEntry, PlanEntrySignUp } from "../plan-entry.js"
 import { emailKey, type Email } from "../values/email.js"
 import { PasswordHasher } from "../ports/password-hasher.js"
 import { PlanEntries } from "../ports/plan-entries.js"
@@ -15,12 +16,9 @@ export const createPublicPlanEntry = Effect.fnUntraced(function* (entry: PlanEnt
   const hasher = yield* PasswordHasher
   const entries = yield* PlanEntries
   const passwordHash = yield* hasher.hash(entry.password)
-  yield* entries.insertIfAbsent({
-    email: entry.email,
-    emailKey: emailKey(entry.email),
-    passwordHash,
-    createdAt: yield* now
-  })
+  const stored: PlanEntry = { email: entry.email, emailKey: emailKey(entry.email), passwordHash, createdAt: yield* now }
+  // Recorded only when the entry is new: a known email changes nothing, so it tells nobody anything.
+  yield* entries.insertIfAbsent(stored, [planEntryCreated(stored)])
   const created: { readonly email: Email } = { email: entry.email }
   return created
 })

@@ -3,6 +3,7 @@ import type { NotFound, PreconditionFailed, Unavailable } from "../errors.js"
 import type { UserId } from "../values/ids.js"
 import type { PaymentMethodId } from "../values/payment-method-id.js"
 import type { PaymentMethod } from "../payment-method.js"
+import { defaultPaymentMethodChanged } from "../events.js"
 import { PaymentMethods } from "../ports/payment-methods.js"
 import { now } from "./now.js"
 
@@ -16,6 +17,10 @@ export const listPaymentMethods = (
 ): Effect.Effect<ReadonlyArray<PaymentMethod>, Unavailable, PaymentMethods> =>
   Effect.flatMap(PaymentMethods, (methods) => methods.listByUser(userId))
 
+const recordDefaultChange = (previous: PaymentMethod | undefined, chosen: PaymentMethod) => [
+  defaultPaymentMethodChanged(previous, chosen)
+]
+
 /**
  * Makes one of the user's payment methods the default. An unknown id, or another user's, is NotFound (never a hint
  * that it exists). Idempotent. `precondition`: the method as it is must meet it, checked atomically with the change
@@ -27,5 +32,5 @@ export const setDefaultPaymentMethod = (
   precondition?: (current: PaymentMethod) => boolean
 ): Effect.Effect<PaymentMethod, NotFound | PreconditionFailed | Unavailable, PaymentMethods> =>
   Effect.flatMap(PaymentMethods, (methods) =>
-    Effect.flatMap(now, (at) => methods.setDefault(userId, id, at, precondition))
+    Effect.flatMap(now, (at) => methods.setDefault(userId, id, at, recordDefaultChange, precondition))
   )

@@ -22,6 +22,15 @@ export const makeNodeHttpHandler = (options: HttpHandlerOptions): HttpHandler =>
   return (request) => Promise.resolve(request).then(handler)
 }
 
+/** The query of a request target: after its first `?`, up to a `#`, still percent-encoded; "" when there is none. */
+export const requestQuery = (target: string): string => {
+  const start = target.indexOf("?")
+  if (start === -1) return ""
+  const fragment = target.indexOf("#")
+  if (fragment !== -1 && fragment < start) return ""
+  return target.slice(start + 1, fragment === -1 ? undefined : fragment)
+}
+
 /**
  * The raw path of a request target: the query (and a stray fragment) cut off, still percent-encoded. An
  * absolute-form target (`GET http://host/api/health HTTP/1.1`, RFC 9112 3.2.2) keeps only its path.
@@ -83,6 +92,7 @@ export const toHttpRequest = (
   const neutral: HttpRequest = {
     method: request.method ?? "GET",
     path: requestPath(request.url ?? "/"),
+    query: requestQuery(request.url ?? "/"),
     headers: withEveryAuthorization(request),
     readBody: (limit) => {
       continueIfExpected(request, response)

@@ -7,6 +7,7 @@ export {
   expectsContinue,
   makeNodeHttpHandler,
   requestPath,
+  requestQuery,
   responsePayload,
   toHttpRequest
 } from "./bridge.js"

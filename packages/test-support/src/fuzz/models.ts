@@ -1,7 +1,7 @@
 import type { OperationId } from "@accord/contract"
 import type { RawResponse } from "@accord/conformance"
 import type { Decision, FuzzRequest, Judged } from "./oracle.js"
-import { isRecord, USER_READS } from "./targets.js"
+import { isRecord, rawQuery, USER_READS } from "./targets.js"
 
 /**
  * The model of stored data: only a 2xx write changes it (docs/SECURITY.md, item 1). The generic part covers every
@@ -190,10 +190,18 @@ export const applyToModel = (judged: Judged, model: UserModel, response: RawResp
   } catch {
     return []
   }
-  if (USER_READS.includes(operation)) return checkRead(model, operation.operationId, body, "read")
+  if (USER_READS.includes(operation)) {
+    // A page other than the first (a query) answers other events: the model knows the first page only.
+    if (operation.query !== undefined && (rawQuery(fuzz.path) ?? "") !== "") return []
+    return checkRead(model, operation.operationId, body, "read")
+  }
   if (operation.method === "GET") return []
   const write = OPERATION_MODELS[operation.operationId]?.write
-  if (write !== undefined) return write(judged, model, body)
+  if (write !== undefined) {
+    // A write may record an event (docs/api.md, "Events"): the feeds are not known until read again.
+    for (const feed of USER_READS) if (feed.query !== undefined) model.reads[feed.operationId] = undefined
+    return write(judged, model, body)
+  }
   forgetReads(model)
   return []
 }

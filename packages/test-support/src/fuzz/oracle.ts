@@ -8,8 +8,10 @@ import {
   REASON_PHRASES,
   type DomainErrorTag,
   type PipelineCheckId,
-  type ProblemCode
+  type ProblemCode,
+  type QuerySchema
 } from "@accord/contract"
+import { queryDecoderFor } from "@accord/core"
 import { parseWire, REQUEST_ID_PATTERN, TIMESTAMP_PATTERN, type RawResponse } from "@accord/conformance"
 import { Exit, Result, Schema, SchemaAST } from "effect"
 import { bodyLength, isWireMethod, type FuzzCase, type FuzzFixture, type FuzzUser } from "./generators.js"
@@ -20,6 +22,7 @@ import {
   DOCUMENT_ALLOW,
   isRecord,
   operationOn,
+  rawQuery,
   targetOf,
   type ContractOperation,
   type Target
@@ -117,6 +120,9 @@ const bodyDecoderOf = boundedMemo(SCHEMAS, (schema: Schema.Decoder<unknown>) => 
 
 /** A path parameters Schema's decoder, with the options the handler decodes them with (none). */
 const paramsDecoderOf = boundedMemo(SCHEMAS, (schema: Schema.Decoder<unknown>) => Schema.decodeUnknownExit(schema))
+
+/** A query Schema's decoder, as the handler compiles it (`queryDecoderFor`). */
+const queryDecoderOf = boundedMemo(SCHEMAS, (schema: QuerySchema) => queryDecoderFor(schema))
 
 /** A success Schema's decoder (no key besides its own) and its encoder, which writes a value as the Schema does. */
 const successCodecOf = boundedMemo(SCHEMAS, (schema: ContractOperation["success"]["schema"]) => ({
@@ -218,6 +224,11 @@ const DECIDE: { readonly [Id in PipelineCheckId]: (request: FuzzRequest) => Deci
   "path-parameters": ({ target, operation }) => {
     if (operation?.params === undefined || target.kind !== "route") return PASS
     return Exit.isSuccess(paramsDecoderOf(operation.params)(target.params)) ? PASS : refuse("not_found")
+  },
+  // The operation's own query decoder, as the handler compiles it: the target's query, as sent.
+  query: ({ fuzz, operation }) => {
+    if (operation?.query === undefined) return PASS
+    return Result.isSuccess(queryDecoderOf(operation.query)(rawQuery(fuzz.path))) ? PASS : refuse("invalid_query")
   },
   "use-case": (request) => {
     const { operation } = request

@@ -124,6 +124,15 @@ export const routedPath = (target: string): string => {
   return end === -1 ? target : target.slice(0, end)
 }
 
+/** A request target's query: after the first `?`, up to a `#`; undefined when there is none. */
+export const rawQuery = (target: string): string | undefined => {
+  const start = target.indexOf("?")
+  if (start === -1) return undefined
+  const fragment = target.indexOf("#")
+  if (fragment !== -1 && fragment < start) return undefined
+  return target.slice(start + 1, fragment === -1 ? undefined : fragment)
+}
+
 /** What `path` (a request target as sent) names: the path limit first, then the routes under the prefix. */
 export const targetOf = (path: string): Target => {
   const routed = routedPath(path)

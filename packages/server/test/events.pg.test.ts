@@ -1,0 +1,140 @@
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { randomBytes } from "node:crypto"
+import { paths, send } from "@accord/conformance"
+import { buildServer, makeTempDir, spawnCli, stopped, type Cli } from "./cli-helpers.js"
+import { adminQuery, databaseUrl, dropSchema, freshSchema, skipReason } from "./postgres-helpers.js"
+import { newSecret, ok, startReceiver, type Receiver } from "./webhook-receiver.js"
+
+// docs/operations.md, "Events", on PostgreSQL: the outbox's claims (FOR UPDATE SKIP LOCKED) and its durability, with
+// real server processes and a receiver that verifies every signature. Every wait is for a count.
+
+const url = databaseUrl ?? ""
+const run = randomBytes(4).toString("hex")
+const users = Array.from({ length: 4 }, (_, index) => ({ id: `ev_${index}_${run}`, token: `events-${index}-${run}` }))
+const seed = { users }
+
+/** Resolves once `condition` holds, looking again after each short pause (bounded by the test's own time-out). */
+const eventually = async (condition: () => Promise<boolean> | boolean): Promise<void> => {
+  while (!(await condition())) await new Promise((resolve) => setTimeout(resolve, 20))
+}
+
+/** `count` changes of the users' timezones, spread over `targets`, each answered 200. */
+const makeChanges = async (targets: ReadonlyArray<string>, count: number) => {
+  const answers = await Promise.all(
+    Array.from({ length: count }, (_, index) => {
+      const user = users[index % users.length] ?? users[0]
+      return send(targets[index % targets.length] ?? "", {
+        method: "PUT",
+        path: paths.preferences,
+        headers: { Authorization: `Bearer ${user?.token ?? ""}`, "Content-Type": "application/json" },
+        // Each user's writes in turn set a new value: every one is a change.
+        body: JSON.stringify({ timezone: 15 * (1 + Math.floor(index / users.length)) })
+      })
+    })
+  )
+  expect(answers.map((answer) => answer.status)).toEqual(answers.map(() => 200))
+}
+
+describe.skipIf(databaseUrl === undefined)(
+  databaseUrl === undefined ? `events on PostgreSQL (${skipReason})` : "events on PostgreSQL",
+  () => {
+    const schema = freshSchema()
+    const secret = newSecret()
+    let temp: Awaited<ReturnType<typeof makeTempDir>> | undefined
+    let seedPath = ""
+    const clis: Array<Cli> = []
+    const receivers: Array<Receiver> = []
+
+    beforeAll(async () => {
+      buildServer()
+      temp = await makeTempDir()
+      seedPath = await temp.write("seed.json", seed)
+    }, 120_000)
+    afterAll(async () => {
+      for (const cli of clis)
+        if (cli.child.exitCode === null && cli.child.signalCode === null) cli.child.kill("SIGKILL")
+      await Promise.all(clis.map((cli) => cli.exited))
+      await Promise.all(receivers.map((receiver) => receiver.close()))
+      await temp?.cleanup()
+      await dropSchema(url, schema)
+    })
+
+    const serverArgs = (webhookUrl: string) => [
+      "--store",
+      "postgres",
+      "--database-url",
+      url,
+      "--database-schema",
+      schema,
+      "--port",
+      "0",
+      "--seed",
+      seedPath,
+      "--webhook-url",
+      webhookUrl,
+      "--events-poll-ms",
+      "10",
+      "--events-backoff-ms",
+      "10"
+    ]
+    const statuses = async () =>
+      (await adminQuery(url, `SELECT status, count(*)::int AS count FROM "${schema}".events GROUP BY status`))
+        .rows as ReadonlyArray<{ status: string; count: number }>
+
+    it("two processes on one database deliver each event once", async () => {
+      const receiver = await startReceiver([secret], ok)
+      receivers.push(receiver)
+      const both = [
+        spawnCli(serverArgs(receiver.url), { WEBHOOK_SECRET: secret }),
+        spawnCli(serverArgs(receiver.url), { WEBHOOK_SECRET: secret })
+      ]
+      clis.push(...both)
+      const targets = await Promise.all(both.map((cli) => cli.listening))
+      await makeChanges(targets, 80)
+      await eventually(async () => (await statuses()).some((row) => row.status === "delivered" && row.count === 80))
+      expect(await statuses()).toEqual([{ status: "delivered", count: 80 }])
+      expect(receiver.unverified).toEqual([])
+      const ids = receiver.deliveries.map((delivery) => delivery.id)
+      expect(new Set(ids).size).toBe(80)
+      // Each once: no event went to the receiver twice while both processes were healthy.
+      expect(ids).toHaveLength(80)
+      expect(await Promise.all(both.map((cli) => stopped(cli)))).toEqual([
+        { code: 0, signal: null },
+        { code: 0, signal: null }
+      ])
+    }, 120_000)
+
+    it("kill -9 with events committed and not delivered: delivered after the restart", async () => {
+      // The receiver's port, with nothing listening on it yet: every delivery fails until it comes up.
+      const probe = await startReceiver([secret], ok)
+      await probe.close()
+      const webhookUrl = `http://127.0.0.1:${probe.port}/hooks`
+      const before = (await adminQuery(url, `SELECT count(*)::int AS count FROM "${schema}".events`)).rows[0] as {
+        count: number
+      }
+      const first = spawnCli(serverArgs(webhookUrl), { WEBHOOK_SECRET: secret })
+      clis.push(first)
+      await makeChanges([await first.listening], 12)
+      await first.logged("event delivery failed; retrying")
+      first.child.kill("SIGKILL")
+      expect(await first.exited).toEqual({ code: null, signal: "SIGKILL" })
+      const pending = await statuses()
+      expect(pending.find((row) => row.status === "pending")?.count).toBe(12)
+
+      const receiver = await startReceiver([secret], ok, probe.port)
+      receivers.push(receiver)
+      const second = spawnCli(serverArgs(webhookUrl), { WEBHOOK_SECRET: secret })
+      clis.push(second)
+      await second.listening
+      await eventually(() => receiver.deliveries.length >= 12)
+      await eventually(async () => (await statuses()).every((row) => row.status === "delivered"))
+      expect(receiver.unverified).toEqual([])
+      const total = (await adminQuery(url, `SELECT count(*)::int AS count FROM "${schema}".events`)).rows[0] as {
+        count: number
+      }
+      expect(total.count - before.count).toBe(12)
+      expect(new Set(receiver.deliveries.map((delivery) => delivery.id)).size).toBe(12)
+      expect(await stopped(second)).toEqual({ code: 0, signal: null })
+    }, 120_000)
+  }
+)

@@ -1,0 +1,336 @@
+import type { ServerResponse } from "node:http"
+import { afterEach, describe, expect, it } from "@effect/vitest"
+import { Effect, ManagedRuntime, Redacted, Schema } from "effect"
+import { Webhook } from "standardwebhooks"
+import { toEventEnvelope } from "@accord/contract"
+import { EventStore, Seed, TimezoneOffset, updateLanguagePreferences, UserId, type RecordedEvent } from "@accord/domain"
+import { makeMemoryStore } from "@accord/store-memory"
+import { newSecret, ok, startReceiver, Waiters, type Receiver } from "./webhook-receiver.js"
+import { parseWebhookSecrets, signWebhook, startEventRelay, type RelaySettings } from "../src/events.js"
+import { createLogger, defaultConfig, parseConfig, startAccord } from "../src/index.js"
+import { bearer, makeTempDir, testSeed, USER_TOKEN } from "./cli-helpers.js"
+
+// docs/operations.md, "Events": the relay against a real receiver that verifies every signature with an independent
+// implementation of Standard Webhooks (`standardwebhooks`), and the receiver's faults. Every wait is for a count of
+// requests or refusals, never for a time; back-off and polling are made short so that retries come at once.
+
+const USER = UserId.make("u_events")
+const seed = Schema.decodeUnknownSync(Seed)({
+  users: [{ id: USER, token: "events-token" }],
+  payment_methods: [
+    { id: "pm_1", user_id: USER, is_default: false },
+    { id: "pm_2", user_id: USER, is_default: false }
+  ]
+})
+
+/** A memory store holding `count` events of the user (timezone changes), and its runtime. */
+const storeWithEvents = async (count: number) => {
+  const runtime = ManagedRuntime.make(makeMemoryStore(seed))
+  for (let index = 1; index <= count; index++)
+    await runtime.runPromise(updateLanguagePreferences(USER, { timezone: TimezoneOffset.make(15 * index) }))
+  const recorded = await runtime.runPromise(Effect.flatMap(EventStore, (events) => events.list(undefined, 1000)))
+  expect(recorded).toHaveLength(count)
+  return { runtime, recorded }
+}
+
+const cleanups: Array<() => Promise<void>> = []
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
+})
+
+/** Starts a relay to `urls` with short waits, and what it reports of each refusal. */
+const relay = async (
+  runtime: ManagedRuntime.ManagedRuntime<EventStore, unknown>,
+  urls: ReadonlyArray<string>,
+  secrets: ReadonlyArray<string>,
+  settings: Partial<RelaySettings> = {}
+) => {
+  const refusals: Array<string> = []
+  const settled: Array<string> = []
+  const waiters = new Waiters()
+  const running = await startEventRelay(
+    runtime,
+    {
+      webhookUrls: urls,
+      webhookKeys: parseWebhookSecrets(secrets.join(" ")) ?? [],
+      webhookConnectTimeoutMs: 5_000,
+      webhookTimeoutMs: 5_000,
+      natsUrl: undefined,
+      retryForMs: 86_400_000,
+      backoffMs: 1,
+      pollMs: 5,
+      ...settings
+    },
+    {
+      onRefused: (_event, _sink, reason) => {
+        refusals.push(reason)
+        waiters.changed()
+      },
+      onSettled: (_event, settlement) => {
+        settled.push(settlement.status)
+        waiters.changed()
+      }
+    }
+  )
+  if (running === undefined) throw new Error("no relay started")
+  cleanups.push(running.close)
+  return {
+    refusals,
+    refusalsUntil: (count: number) => waiters.until(() => refusals.length >= count),
+    /** Once the store has `count` attempts' outcomes of `status`. */
+    settledUntil: (status: string, count: number) =>
+      waiters.until(() => settled.filter((each) => each === status).length >= count)
+  }
+}
+
+const counts = (runtime: ManagedRuntime.ManagedRuntime<EventStore, unknown>) =>
+  runtime.runPromise(Effect.flatMap(EventStore, (events) => events.countByStatus))
+
+/** Each event received exactly once, with the store's envelope as its body. */
+const expectEachOnce = (receiver: Receiver, recorded: ReadonlyArray<RecordedEvent>) => {
+  expect(receiver.unverified).toEqual([])
+  expect([...receiver.deliveries].map((delivery) => delivery.id).sort()).toEqual(
+    recorded.map((event) => event.id).sort()
+  )
+  for (const event of recorded) {
+    const delivery = receiver.deliveries.find((candidate) => candidate.id === event.id)
+    expect(delivery?.body).toBe(JSON.stringify(toEventEnvelope(event)))
+  }
+}
+
+describe("the event relay's webhooks", () => {
+  it("delivers every event once, signed with every secret of a rotation, which standardwebhooks verifies", async () => {
+    const secrets = [newSecret(), newSecret()]
+    const { runtime, recorded } = await storeWithEvents(5)
+    cleanups.push(() => runtime.dispose())
+    const receiver = await startReceiver(secrets, ok)
+    cleanups.push(receiver.close)
+    const { settledUntil } = await relay(runtime, [receiver.url], secrets)
+    await settledUntil("delivered", recorded.length)
+    expectEachOnce(receiver, recorded)
+    expect(await counts(runtime)).toEqual({ pending: 0, delivered: 5, failed: 0 })
+    // An event recorded while the relay runs is delivered too.
+    await runtime.runPromise(updateLanguagePreferences(USER, { mfaEnabled: true }))
+    await receiver.until(() => receiver.deliveries.length === 6)
+    expect(JSON.parse(receiver.deliveries[5]?.body ?? "{}")).toMatchObject({
+      type: "preferences.updated",
+      data: { changes: { mfa_enabled: { old: false, new: true } } }
+    })
+  })
+
+  it("the receiver down, then back: every event delivered, none twice", async () => {
+    const secrets = [newSecret()]
+    const { runtime, recorded } = await storeWithEvents(3)
+    cleanups.push(() => runtime.dispose())
+    // A port nothing listens on, until the receiver comes up on it.
+    const probe = await startReceiver(secrets, ok)
+    await probe.close()
+    const { refusals, refusalsUntil } = await relay(runtime, [`http://127.0.0.1:${probe.port}/hooks`], secrets)
+    await refusalsUntil(6)
+    expect(new Set(refusals)).toEqual(new Set(["ECONNREFUSED"]))
+    expect((await counts(runtime)).pending).toBe(3)
+    const receiver = await startReceiver(secrets, ok, probe.port)
+    cleanups.push(receiver.close)
+    await receiver.until(() => receiver.deliveries.length >= recorded.length)
+    expectEachOnce(receiver, recorded)
+  })
+
+  it("a 500 is retried until a 2xx", async () => {
+    const secrets = [newSecret()]
+    const { runtime, recorded } = await storeWithEvents(2)
+    cleanups.push(() => runtime.dispose())
+    const receiver = await startReceiver(secrets, (_request, response, n) =>
+      n < 4 ? response.writeHead(500).end("down") : response.writeHead(200).end()
+    )
+    cleanups.push(receiver.close)
+    const { refusals } = await relay(runtime, [receiver.url], secrets)
+    await receiver.until(() => receiver.deliveries.length >= recorded.length)
+    expectEachOnce(receiver, recorded)
+    expect(refusals).toEqual(["status 500", "status 500", "status 500", "status 500"])
+  })
+
+  it("an answer that does not come in time is a failed attempt; the event is sent again", async () => {
+    const secrets = [newSecret()]
+    const { runtime, recorded } = await storeWithEvents(1)
+    cleanups.push(() => runtime.dispose())
+    const hanging: Array<ServerResponse> = []
+    const receiver = await startReceiver(secrets, (_request, response, n) => {
+      if (n === 0) hanging.push(response)
+      else response.writeHead(200).end()
+    })
+    cleanups.push(receiver.close)
+    const { refusals } = await relay(runtime, [receiver.url], secrets, { webhookTimeoutMs: 50 })
+    await receiver.until(() => receiver.deliveries.length >= 1)
+    expectEachOnce(receiver, recorded)
+    expect(refusals).toEqual(["no answer in time"])
+    expect(hanging).toHaveLength(1)
+  })
+
+  it("a redirect is not followed: a failed attempt, and its target gets nothing", async () => {
+    const secrets = [newSecret()]
+    const { runtime, recorded } = await storeWithEvents(1)
+    cleanups.push(() => runtime.dispose())
+    const elsewhere = await startReceiver(secrets, ok)
+    cleanups.push(elsewhere.close)
+    const receiver = await startReceiver(secrets, (_request, response, n) =>
+      n === 0 ? response.writeHead(307, { location: elsewhere.url }).end() : response.writeHead(200).end()
+    )
+    cleanups.push(receiver.close)
+    const { refusals } = await relay(runtime, [receiver.url], secrets)
+    await receiver.until(() => receiver.deliveries.length >= 1)
+    expectEachOnce(receiver, recorded)
+    expect(refusals).toEqual(["status 307"])
+    expect(elsewhere.requests()).toBe(0)
+  })
+
+  it("of a large answer at most a few KiB are read: the relay drops the connection and the event is delivered", async () => {
+    const secrets = [newSecret()]
+    const { runtime, recorded } = await storeWithEvents(1)
+    cleanups.push(() => runtime.dispose())
+    let finished: boolean | undefined
+    const closed = new Waiters()
+    const receiver = await startReceiver(secrets, (_request, response) => {
+      response.writeHead(200, { "content-type": "application/octet-stream" })
+      response.on("close", () => {
+        finished = response.writableFinished
+        closed.changed()
+      })
+      // 64 MiB, written as fast as the relay reads: it never reads them all.
+      const chunk = Buffer.alloc(65_536)
+      let left = 1024
+      const write = () => {
+        while (left > 0) {
+          left--
+          if (!response.write(chunk)) return void response.once("drain", write)
+        }
+        response.end()
+      }
+      write()
+    })
+    cleanups.push(receiver.close)
+    const { settledUntil } = await relay(runtime, [receiver.url], secrets)
+    await settledUntil("delivered", 1)
+    await closed.until(() => finished !== undefined)
+    expectEachOnce(receiver, recorded)
+    expect(finished).toBe(false)
+    expect((await counts(runtime)).delivered).toBe(1)
+  })
+
+  it("past the retry time an event is marked failed and kept; replayed, it is delivered", async () => {
+    const secrets = [newSecret()]
+    const { runtime, recorded } = await storeWithEvents(2)
+    cleanups.push(() => runtime.dispose())
+    let accepting = false
+    const receiver = await startReceiver(secrets, (_request, response) =>
+      response.writeHead(accepting ? 200 : 503).end()
+    )
+    cleanups.push(receiver.close)
+    // Retried for 1 ms: the first refusal is the last.
+    const { settledUntil } = await relay(runtime, [receiver.url], secrets, { retryForMs: 1 })
+    await settledUntil("failed", 2)
+    expect(await counts(runtime)).toEqual({ pending: 0, delivered: 0, failed: 2 })
+    accepting = true
+    const replayed = await runtime.runPromise(Effect.flatMap(EventStore, (events) => events.replayFailed(new Date())))
+    expect(replayed).toBe(2)
+    await receiver.until(() => receiver.deliveries.length >= 2)
+    expectEachOnce(receiver, recorded)
+  })
+})
+
+describe("webhook signatures", () => {
+  it("what signWebhook writes, standardwebhooks verifies; a changed body it refuses", () => {
+    const secret = newSecret()
+    const keys = parseWebhookSecrets(secret) ?? []
+    const timestamp = Math.floor(Date.now() / 1000)
+    const headers = {
+      "webhook-id": "msg_1",
+      "webhook-timestamp": String(timestamp),
+      "webhook-signature": signWebhook(keys, "msg_1", timestamp, '{"a":1}')
+    }
+    expect(new Webhook(secret).verify('{"a":1}', headers)).toEqual({ a: 1 })
+    expect(() => new Webhook(secret).verify('{"a":2}', headers)).toThrow()
+  })
+
+  it("WEBHOOK_SECRET: whsec_ and base64 of 16 bytes or more, several separated by spaces", () => {
+    expect(parseWebhookSecrets(`${newSecret()}  ${newSecret()}`)).toHaveLength(2)
+    expect(parseWebhookSecrets("whsec_c2hvcnQ=")).toBeUndefined()
+    expect(parseWebhookSecrets("secret")).toBeUndefined()
+    expect(parseWebhookSecrets(`${newSecret()} nope`)).toBeUndefined()
+  })
+})
+
+describe("the server with --webhook-url", () => {
+  it("sends a change made over HTTP to the receiver, lists it in the feed, counts it, and stays ready while a receiver is down", async () => {
+    const temp = await makeTempDir()
+    cleanups.push(temp.cleanup)
+    const seedFile = await temp.write("seed.json", testSeed)
+    const secret = newSecret()
+    const receiver = await startReceiver([secret], ok)
+    cleanups.push(receiver.close)
+    const down = await startReceiver([secret], ok)
+    await down.close()
+    const lines: Array<string> = []
+    const logged = new Waiters()
+    const accord = await startAccord(
+      {
+        ...defaultConfig,
+        port: 0,
+        seedFile,
+        scrypt: { N: 1024, r: 8, p: 1 },
+        metrics: { host: "127.0.0.1", port: 0 },
+        webhookUrl: [receiver.url, `http://127.0.0.1:${down.port}/hooks`],
+        webhookSecret: Redacted.make(secret),
+        eventsBackoffMs: 1,
+        eventsPollMs: 5
+      },
+      {
+        logger: createLogger("info", {
+          write: (line: string) => {
+            lines.push(line)
+            logged.changed()
+          }
+        })
+      }
+    )
+    cleanups.push(accord.close)
+    const changed = await fetch(`${accord.url}/api/payments/v1/payment-methods/pm_2/`, {
+      method: "PUT",
+      headers: bearer(USER_TOKEN)
+    })
+    expect(changed.status).toBe(200)
+    await receiver.until(() => receiver.deliveries.length >= 1)
+    const feed = (await (
+      await fetch(`${accord.url}/api/users/v1/events/`, { headers: bearer(USER_TOKEN) })
+    ).json()) as {
+      data: ReadonlyArray<{ id: string }>
+    }
+    expect(feed.data.map((event) => event.id)).toEqual(receiver.deliveries.map((delivery) => delivery.id))
+    expect(JSON.parse(receiver.deliveries[0]?.body ?? "{}")).toMatchObject({
+      type: "payment_method.default_changed",
+      subject: "users/u_1",
+      data: { payment_method_id: "pm_2", previous_default_id: "pm_1" }
+    })
+    // The other endpoint is down: the event stays pending for it, and the service is ready all the same.
+    await logged.until(() => lines.some((line) => line.includes("event delivery failed; retrying")))
+    expect((await fetch(`${accord.url}/api/health/ready`)).status).toBe(200)
+    const metrics = await (await fetch(`${accord.metricsUrl ?? ""}/metrics`)).text()
+    expect(metrics).toContain('accord_events{status="pending"} 1')
+    expect(metrics).toMatch(/accord_event_deliveries_total\{status="pending"\} [1-9]/)
+    // Logged by the sink's digest and the reason: never the URL, its token, or the secret.
+    const log = lines.join("")
+    expect(log).toContain("event delivery failed; retrying")
+    expect(log).not.toContain(receiver.url.split("?")[1] ?? "token=")
+    expect(log).not.toContain(secret)
+    expect(log).not.toContain(`${down.port}/hooks`)
+  })
+
+  it("refuses --webhook-url without WEBHOOK_SECRET (exit 2)", () => {
+    expect(() =>
+      parseConfig(["--webhook-url", "http://127.0.0.1:1/a", "--webhook-url", "http://127.0.0.1:1/b"], {})
+    ).toThrow(/--webhook-url \(WEBHOOK_URLS\) needs WEBHOOK_SECRET/)
+    const parsed = parseConfig(["--webhook-url", "http://127.0.0.1:1/a", "--webhook-url", "http://127.0.0.1:1/b"], {
+      WEBHOOK_SECRET: newSecret()
+    })
+    expect(parsed._tag === "Run" && parsed.config.webhookUrl).toEqual(["http://127.0.0.1:1/a", "http://127.0.0.1:1/b"])
+  })
+})

@@ -165,6 +165,11 @@ export const webhookSink = (options: WebhookSinkOptions): EventSink => {
 export const NATS_STREAM = "ACCORD_EVENTS"
 export const natsSubject = (type: string): string => `accord.events.${type}`
 
+/** How long a publish waits for JetStream's acknowledgement: its attempt's bound. */
+const NATS_PUBLISH_TIMEOUT_MS = 5_000
+/** Events delivered at once, and claimed at once: a claim covers what is being attempted, no more. */
+const RELAY_CONCURRENCY = 8
+
 /**
  * NATS JetStream as a sink: each event published to `accord.events.<type>` with its id as `Nats-Msg-Id`, so that
  * JetStream's duplicate window drops a redelivery. Connects (and reconnects) on its own; `close` drains.
@@ -189,7 +194,8 @@ export const natsSink = async (
         Effect.tryPromise({
           try: () =>
             stream.publish(natsSubject(recorded.event.type), JSON.stringify(toEventEnvelope(recorded)), {
-              msgID: recorded.id
+              msgID: recorded.id,
+              timeout: NATS_PUBLISH_TIMEOUT_MS
             }),
           catch: (error) =>
             new DeliveryFailed({ reason: `nats: ${error instanceof Error ? error.message : "refused"}` })
@@ -243,6 +249,11 @@ export const startEventRelay = async (
   const nats = settings.natsUrl === undefined ? undefined : await natsSink(settings.natsUrl)
   if (nats !== undefined) sinks.push(nats.sink)
   if (sinks.length === 0) return undefined
+  // A claim is held while its events are attempted (docs/operations.md, "Events"): each attempt tries every sink in
+  // turn, each bounded by its time-outs, so a deliverer that died holding a claim delays its events by about that much.
+  const attemptBoundMs =
+    settings.webhookUrls.length * (settings.webhookConnectTimeoutMs + settings.webhookTimeoutMs) +
+    (nats === undefined ? 0 : NATS_PUBLISH_TIMEOUT_MS)
   const observed = hooks.metrics?.observeEvents(() =>
     runtime.runPromise(Effect.flatMap(EventStore, (events) => events.countByStatus))
   )
@@ -252,6 +263,9 @@ export const startEventRelay = async (
       backoff: exponentialBackoff({ baseMillis: settings.backoffMs }),
       giveUpAfterMillis: settings.retryForMs,
       pollMillis: settings.pollMs,
+      concurrency: RELAY_CONCURRENCY,
+      batchSize: RELAY_CONCURRENCY,
+      leaseMillis: 2 * attemptBoundMs + 1_000,
       onSettled: (pending, settlement, refusals) =>
         Effect.sync(() => {
           observed?.settled(settlement.status, pending.recorded.event.at, new Date())

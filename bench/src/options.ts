@@ -8,7 +8,7 @@ import { CLI_ADAPTERS, type CliAdapter } from "./protocol.js"
  * over the environment. bench/README.md, "Settings", describes them.
  */
 
-export const SECTIONS = ["cli", "http", "micro", "memory"] as const
+export const SECTIONS = ["cli", "http", "micro", "memory", "events"] as const
 export type Section = (typeof SECTIONS)[number]
 
 export interface BenchConfig {
@@ -37,13 +37,17 @@ export interface BenchConfig {
   readonly resultsPath: string | undefined
   /** Print what would be measured and how long it would take, measure nothing. */
   readonly plan: boolean
+  /** Issue 31's section (events.ts): set-defaults with their event and as many without, per SQL store. */
+  readonly eventWrites: number
+  /** Events one relay delivers in the events section. */
+  readonly relayEvents: number
   /** The PostgreSQL server of the SQL rows (the CLI on `--store postgres` and its bare baseline); none: not run. */
   readonly databaseUrl: string | undefined
 }
 
 export const usage = `Usage: npm run bench -- [options]
 
-  --only LIST            sections: cli, http, micro, memory (BENCH_ONLY, default all); a partial run
+  --only LIST            sections: cli, http, micro, memory, events (BENCH_ONLY, default all); a partial run
                          writes RESULTS.partial.md
   --duration S           seconds per measured run (BENCH_DURATION, default 3)
   --warmup S             unmeasured seconds before each run (BENCH_WARMUP, default 1)
@@ -59,11 +63,16 @@ export const usage = `Usage: npm run bench -- [options]
   --users N              users seeded into each server (BENCH_USERS, default 1000)
   --memory-users N       users for the memory measurement (BENCH_MEMORY_USERS, default 100000)
   --max-load N           first wait (up to 10 min) for the 1-minute load average to fall below N (BENCH_MAX_LOAD)
+  --event-writes N       events section: writes with an event and as many without, per SQL store; ten times
+                         that on the memory store (BENCH_EVENT_WRITES, default 4000; 1000 with --quick)
+  --relay-events N       events section: events one relay delivers as webhooks (BENCH_RELAY_EVENTS, default 5000)
   --cpu-prof-dir DIR     run the servers with --cpu-prof, profiles in DIR (BENCH_CPU_PROF_DIR)
   --results FILE         write the report there (BENCH_RESULTS)
-  --database-url URL     PostgreSQL for the CLI on --store postgres and bare Fastify + pg (BENCH_DATABASE_URL); each
-                         works in a schema of the run's own, dropped at the end; without it those rows are not run
-  --quick                a first look: 1 round, 2 s initial warm-up, PUT language only (each can still be set)
+  --database-url URL     PostgreSQL for the CLI on --store postgres, bare Fastify + pg and the events section's
+                         PostgreSQL row (BENCH_DATABASE_URL); each works in a schema of the run's own, dropped at the
+                         end; without it those rows are not run
+  --quick                a first look: 1 round, 2 s initial warm-up, PUT language only, 1000 event writes (each
+                         can still be set)
   --plan                 print the servers, loads and expected duration, and stop
   --help
 `
@@ -82,6 +91,8 @@ const OPTIONS = {
   users: "BENCH_USERS",
   "memory-users": "BENCH_MEMORY_USERS",
   "max-load": "BENCH_MAX_LOAD",
+  "event-writes": "BENCH_EVENT_WRITES",
+  "relay-events": "BENCH_RELAY_EVENTS",
   "cpu-prof-dir": "BENCH_CPU_PROF_DIR",
   results: "BENCH_RESULTS",
   "database-url": "BENCH_DATABASE_URL"
@@ -159,6 +170,8 @@ export const parseBenchConfig = (
       modes: mode === "both" ? ["idle", "busy"] : [mode ?? "idle"],
       users: Math.round(number("users", 1000, 1)),
       memoryUsers: Math.round(number("memory-users", 100_000, 1)),
+      eventWrites: Math.round(number("event-writes", quick ? 1000 : 4000, 100)),
+      relayEvents: Math.round(number("relay-events", 5000, 1)),
       maxLoad: maxLoad === undefined ? undefined : number("max-load", 0),
       cpuProfileDir: text("cpu-prof-dir"),
       resultsPath: text("results"),

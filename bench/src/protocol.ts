@@ -98,7 +98,35 @@ export interface MemoryResult {
   readonly after: { readonly rss: number; readonly heapUsed: number }
 }
 
+/** Issue 31 (events.ts): one store's set-default with its event and without, per write. */
+export interface EventWriteResult {
+  readonly store: string
+  readonly writes: number
+  readonly withCpuMicros: number
+  readonly noneCpuMicros: number
+  readonly withWallMicros: number
+  readonly noneWallMicros: number
+  /**
+   * PostgreSQL: its backend process's CPU per write, from /proc in 10 ms ticks; absent on the other stores and where it
+   * cannot be read (a server on another machine).
+   */
+  readonly server?: { readonly withCpuMicros: number; readonly noneCpuMicros: number }
+}
+
+export interface EventsResult {
+  readonly writes: ReadonlyArray<EventWriteResult>
+  readonly relay: {
+    readonly events: number
+    readonly seconds: number
+    readonly eventsPerSecond: number
+    readonly cpuMicrosPerEvent: number
+  }
+}
+
 export type ChildMessage =
   | ServerReady
   | { readonly type: "micro"; readonly results: ReadonlyArray<MicroResult> }
   | { readonly type: "memory"; readonly result: MemoryResult }
+  | { readonly type: "events"; readonly result: EventsResult }
+  /** events.ts's webhook receiver, asked by its parent: the signed POSTs it answered. */
+  | { readonly type: "received"; readonly count: number }

@@ -13,6 +13,7 @@ import {
   type AdapterKind,
   type BenchServerKind,
   type CliAdapter,
+  type EventsResult,
   type MemoryResult,
   type MicroResult
 } from "./protocol.js"
@@ -68,6 +69,8 @@ export interface ReportInput {
   readonly statements?: ReadonlyArray<StatementCount>
   readonly micro: ReadonlyArray<MicroResult>
   readonly memory: MemoryResult | undefined
+  /** Issue 31's section (events.ts); undefined when not run. */
+  readonly events?: EventsResult | undefined
   readonly remainingCosts: string
 }
 
@@ -745,6 +748,60 @@ const memorySection = (input: ReportInput): string => {
   ].join("\n")
 }
 
+const eventsSection = (input: ReportInput): string => {
+  const events = input.events
+  if (events === undefined) return ""
+  const sql = events.writes.some((row) => row.server !== undefined)
+  const { relay } = events
+  return [
+    "## Events (issue 31)",
+    "",
+    "What recording an event adds to a write: the same port call, `PaymentMethods.setDefault` moving one user's " +
+      "default between two methods (so every call changes it), with the event set-default records " +
+      "(`payment_method.default_changed`: on the SQL stores two more CTEs in the same statement, on the memory store an " +
+      "append to its log) and with none (`() => []`), in alternating blocks of 100, each call through " +
+      "`runtime.runPromise`; CPU is this process's (PGlite runs in it), wall is the time per call" +
+      (sql
+        ? "; on PostgreSQL (a pool of one, a schema of its own) also its backend process's CPU, from /proc (in 10 ms ticks, read around each block)."
+        : ".") +
+      " Then one relay (`relayOnce` with the server's defaults: 100 claimed at a time, 8 at once) delivering events " +
+      "recorded in the memory store as signed webhooks (`webhookSink`) to a node:http receiver in another process " +
+      "on loopback that answers 204; CPU is the relay's process.",
+    "",
+    table(
+      [
+        "store",
+        "writes each",
+        "CPU µs/write with event",
+        "without",
+        "added",
+        "wall µs/write with",
+        "without",
+        ...(sql ? ["DB backend CPU µs with", "without", "added"] : [])
+      ],
+      events.writes.map((row) => [
+        row.store,
+        thousands(row.writes),
+        fixed(row.withCpuMicros, 1),
+        fixed(row.noneCpuMicros, 1),
+        fixed(row.withCpuMicros - row.noneCpuMicros, 1),
+        fixed(row.withWallMicros, 1),
+        fixed(row.noneWallMicros, 1),
+        ...(sql
+          ? [
+              fixed(row.server?.withCpuMicros, 1),
+              fixed(row.server?.noneCpuMicros, 1),
+              fixed(row.server === undefined ? undefined : row.server.withCpuMicros - row.server.noneCpuMicros, 1)
+            ]
+          : [])
+      ])
+    ),
+    "",
+    `Relay: ${thousands(relay.events)} events delivered in ${fixed(relay.seconds, 2)} s, ` +
+      `${thousands(relay.eventsPerSecond)} events/s, ${fixed(relay.cpuMicrosPerEvent, 1)} µs of CPU per event.`
+  ].join("\n")
+}
+
 export const renderReport = (input: ReportInput): { readonly console: string; readonly markdown: string } => {
   const sections = [
     cliSection(input),
@@ -754,7 +811,8 @@ export const renderReport = (input: ReportInput): { readonly console: string; re
     adaptersSection(input),
     serversSection(input),
     microSection(input),
-    memorySection(input)
+    memorySection(input),
+    eventsSection(input)
   ].filter((part) => part !== "")
   const markdown = [
     "# Benchmark results",

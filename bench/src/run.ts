@@ -18,6 +18,7 @@ import {
   SQL_BARE_OF,
   type AdapterKind,
   type BenchServerKind,
+  type EventsResult,
   type MemoryResult,
   type MicroResult
 } from "./protocol.js"
@@ -153,7 +154,13 @@ const estimateSeconds = (config: BenchConfig, cases: ReadonlyArray<LoadCase>): n
   const initial = config.initialWarmupSeconds * servers * config.scenarios.length
   const perRound =
     cases.reduce((sum, entry) => sum + entry.kinds.length, 0) * (config.warmupSeconds + config.durationSeconds)
-  const other = (config.sections.has("micro") ? 30 : 0) + (config.sections.has("memory") ? 20 : 0)
+  const other =
+    (config.sections.has("micro") ? 30 : 0) +
+    (config.sections.has("memory") ? 20 : 0) +
+    // Measured: about 1 ms of wall time per SQL write pair, 0.2 ms per relayed event with its seeding, and a PGlite start.
+    (config.sections.has("events")
+      ? 10 + (config.eventWrites * (config.databaseUrl === undefined ? 1 : 2)) / 1000 + config.relayEvents / 5000
+      : 0)
   return initial + config.modes.length * config.rounds * perRound + servers * 1.5 + 10 + other
 }
 
@@ -387,6 +394,15 @@ const runMicro = async (): Promise<ReadonlyArray<MicroResult>> => {
   }
 }
 
+const runEvents = async (): Promise<EventsResult> => {
+  const child = forkChild("events.js", [])
+  try {
+    return (await messageOf(child, "events")).result
+  } finally {
+    await stopChild(child)
+  }
+}
+
 const runMemory = async (): Promise<MemoryResult> => {
   const child = forkChild("memory.js", [], ["--expose-gc"])
   try {
@@ -422,6 +438,11 @@ const main = async (): Promise<void> => {
   // micro.ts and memory.ts read their sizes from the environment.
   process.env["BENCH_USERS"] = String(config.users)
   process.env["BENCH_MEMORY_USERS"] = String(config.memoryUsers)
+  // events.ts too; without a database URL it measures no PostgreSQL row.
+  process.env["BENCH_EVENT_WRITES"] = String(config.eventWrites)
+  process.env["BENCH_RELAY_EVENTS"] = String(config.relayEvents)
+  if (config.databaseUrl === undefined) delete process.env["BENCH_DATABASE_URL"]
+  else process.env["BENCH_DATABASE_URL"] = config.databaseUrl
   const cases = loadCases(config)
   // The CLI servers run on this Node: `npm run bench` puts the project's pinned one first on the PATH.
   const pinned = (JSON.parse(readFileSync(join(here, "..", "..", "package.json"), "utf8")) as PinnedNode)
@@ -439,8 +460,15 @@ const main = async (): Promise<void> => {
     for (const { scenario, connections, kinds } of cases)
       console.log(`${scenario.name}, ${connections} connections: ${kinds.join(", ")}`)
     console.log(
-      `then ${[...config.sections].filter((section) => section === "micro" || section === "memory").join(", ") || "nothing else"}; results to ${resultsPath}`
+      `then ${[...config.sections].filter((section) => section === "micro" || section === "memory" || section === "events").join(", ") || "nothing else"}; results to ${resultsPath}`
     )
+    if (config.sections.has("events"))
+      console.log(
+        `events: set-default with its event and without, ${config.eventWrites * 10} writes each on store-memory, ` +
+          `${config.eventWrites} on PGlite` +
+          (config.databaseUrl === undefined ? " (no --database-url: no PostgreSQL row)" : ` and on PostgreSQL`) +
+          `; one relay delivering ${config.relayEvents} signed webhooks to a local receiver`
+      )
     return
   }
   await waitForQuietMachine(config)
@@ -457,6 +485,7 @@ const main = async (): Promise<void> => {
   if (cases.length > 0) await calibrateNow("after")
   const micro = config.sections.has("micro") ? await runMicro() : []
   const memory = config.sections.has("memory") ? await runMemory() : undefined
+  const events = config.sections.has("events") ? await runEvents() : undefined
   const report = renderReport({
     machine: {
       cpu: cpuModel(),
@@ -475,6 +504,7 @@ const main = async (): Promise<void> => {
     statements,
     micro,
     memory,
+    events,
     remainingCosts: readFileSync(join(here, "..", "remaining-costs.md"), "utf8")
   })
   console.log("\n" + report.console)

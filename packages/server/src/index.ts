@@ -14,6 +14,7 @@ export {
   type TracingConfig
 } from "./config.js"
 export { serverOptions } from "./options.js"
+export { webhookSink, type WebhookSinkOptions } from "./events.js"
 export { createLogger, flushLogger, redactPaths } from "./logger.js"
 export { requestLogging, type RequestLoggingOptions } from "./request-line.js"
 export {

@@ -764,7 +764,7 @@ const eventsSection = (input: ReportInput): string => {
       (sql
         ? "; on PostgreSQL (a pool of one, a schema of its own) also its backend process's CPU, from /proc (in 10 ms ticks, read around each block)."
         : ".") +
-      " Then one relay (`relayOnce` with the server's defaults: 100 claimed at a time, 8 at once) delivering events " +
+      " Then one relay (`relayOnce` with the domain's defaults: 100 claimed at a time, 8 at once; the server claims 8) delivering events " +
       "recorded in the memory store as signed webhooks (`webhookSink`) to a node:http receiver in another process " +
       "on loopback that answers 204; CPU is the relay's process.",
     "",

@@ -267,6 +267,12 @@ export const healthRequest = "GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
 
+/** Kills (SIGKILL) the CLIs a failed test may have left running and waits for each: none outlives its suite or holds its schema. */
+export const killLeftovers = async (clis: ReadonlyArray<Cli>): Promise<void> => {
+  for (const cli of clis) if (cli.child.exitCode === null && cli.child.signalCode === null) cli.child.kill("SIGKILL")
+  await Promise.all(clis.map((cli) => cli.exited))
+}
+
 export const stopped = (cli: Cli, signal: NodeJS.Signals = "SIGTERM"): Promise<Exited> => {
   cli.child.kill(signal)
   return cli.exited

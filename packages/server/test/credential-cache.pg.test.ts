@@ -1,7 +1,7 @@
 import { paths, send } from "@accord/conformance"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { randomBytes } from "node:crypto"
-import { buildServer, makeTempDir, spawnCli, type Cli } from "./cli-helpers.js"
+import { buildServer, makeTempDir, spawnCli, type Cli, killLeftovers } from "./cli-helpers.js"
 import { adminQuery, databaseUrl, dropSchema, freshSchema, skipReason } from "./postgres-helpers.js"
 
 // docs/operations.md, "Revoking a token": the CLI on PostgreSQL keeps a token it found for --credential-cache-ttl-ms
@@ -39,9 +39,7 @@ describe.skipIf(databaseUrl === undefined)(
       urls = await Promise.all(clis.map((cli) => cli.listening))
     }, 120_000)
     afterAll(async () => {
-      for (const cli of clis)
-        if (cli.child.exitCode === null && cli.child.signalCode === null) cli.child.kill("SIGKILL")
-      await Promise.all(clis.map((cli) => cli.exited))
+      await killLeftovers(clis)
       await temp?.cleanup()
       await dropSchema(url, schema)
     })

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { randomBytes } from "node:crypto"
 import { createServer, type AddressInfo, type Socket } from "node:net"
 import { paths, send } from "@accord/conformance"
-import { buildServer, makeTempDir, spawnCli, stopped, type Cli } from "./cli-helpers.js"
+import { buildServer, makeTempDir, spawnCli, stopped, type Cli, killLeftovers } from "./cli-helpers.js"
 import { adminQuery, databaseUrl, dropSchema, freshSchema, skipReason } from "./postgres-helpers.js"
 import { newSecret, ok, startReceiver, type Receiver } from "./webhook-receiver.js"
 
@@ -56,9 +56,7 @@ describe.skipIf(databaseUrl === undefined)(
       seedPath = await temp.write("seed.json", seed)
     }, 120_000)
     afterAll(async () => {
-      for (const cli of clis)
-        if (cli.child.exitCode === null && cli.child.signalCode === null) cli.child.kill("SIGKILL")
-      await Promise.all(clis.map((cli) => cli.exited))
+      await killLeftovers(clis)
       await Promise.all(receivers.map((receiver) => receiver.close()))
       await temp?.cleanup()
       await dropSchema(url, schema)

@@ -1,7 +1,7 @@
 import { paths, send } from "@accord/conformance"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { randomBytes } from "node:crypto"
-import { buildServer, makeTempDir, spawnCli, stopped, type Cli } from "./cli-helpers.js"
+import { buildServer, makeTempDir, spawnCli, stopped, type Cli, killLeftovers } from "./cli-helpers.js"
 import { adminQuery, databaseUrl, dropSchema, freshSchema, skipReason } from "./postgres-helpers.js"
 
 // docs/api.md, "Conditional requests": If-Match is checked atomically with the write (a compare-and-set: the write
@@ -38,9 +38,7 @@ describe.skipIf(databaseUrl === undefined)(
       urls = await Promise.all(clis.map((cli) => cli.listening))
     }, 120_000)
     afterAll(async () => {
-      for (const cli of clis)
-        if (cli.child.exitCode === null && cli.child.signalCode === null) cli.child.kill("SIGKILL")
-      await Promise.all(clis.map((cli) => cli.exited))
+      await killLeftovers(clis)
       await temp?.cleanup()
       await dropSchema(url, schema)
     })

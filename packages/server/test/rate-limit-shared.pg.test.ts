@@ -7,7 +7,7 @@ import { setTimeout as delay } from "node:timers/promises"
 import { Redis } from "ioredis"
 import { paths, send } from "@accord/conformance"
 import { createLogger, defaultConfig, startAccord } from "../src/index.js"
-import { bearer, buildServer, makeTempDir, spawnCli, stopped, type Cli } from "./cli-helpers.js"
+import { bearer, buildServer, makeTempDir, spawnCli, stopped, type Cli, killLeftovers } from "./cli-helpers.js"
 import { databaseUrl, dropSchema, freshSchema } from "./postgres-helpers.js"
 
 /**
@@ -111,8 +111,7 @@ describe("one rate limit shared by two server processes", () => {
   }, 120_000)
   afterAll(async () => {
     // A failed test may leave a process running; it must not outlive the suite or hold the schema.
-    for (const cli of clis) if (cli.child.exitCode === null && cli.child.signalCode === null) cli.child.kill("SIGKILL")
-    await Promise.all(clis.map((cli) => cli.exited))
+    await killLeftovers(clis)
     await temp?.cleanup()
     if (postgresSkip === undefined && databaseUrl !== undefined) await dropSchema(databaseUrl, schema)
     if (redisSkip === undefined && redisUrl !== undefined) {

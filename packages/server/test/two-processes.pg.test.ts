@@ -2,7 +2,7 @@ import { paths, send, type RawResponse } from "@accord/conformance"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { randomBytes } from "node:crypto"
 import { migrations as allMigrations } from "@accord/store-postgres"
-import { buildServer, makeTempDir, spawnCli, stopped, type Cli } from "./cli-helpers.js"
+import { buildServer, makeTempDir, spawnCli, stopped, type Cli, killLeftovers } from "./cli-helpers.js"
 import { adminQuery, databaseUrl, dropSchema, freshSchema, skipReason } from "./postgres-helpers.js"
 
 const url = databaseUrl ?? ""
@@ -39,9 +39,7 @@ describe.skipIf(databaseUrl === undefined)(
     }, 120_000)
     afterAll(async () => {
       // A failed test may leave a process running; it must not outlive the suite or hold the schema.
-      for (const cli of clis)
-        if (cli.child.exitCode === null && cli.child.signalCode === null) cli.child.kill("SIGKILL")
-      await Promise.all(clis.map((cli) => cli.exited))
+      await killLeftovers(clis)
       await temp?.cleanup()
       await dropSchema(url, schema)
     })

@@ -12,7 +12,8 @@ import {
   stopped,
   testSeed,
   USER_TOKEN,
-  type Cli
+  type Cli,
+  killLeftovers
 } from "./cli-helpers.js"
 import { databaseUrl, dropSchema, freshSchema, skipReason } from "./postgres-helpers.js"
 
@@ -32,8 +33,7 @@ beforeAll(async () => {
 afterAll(async () => {
   // A failed test may leave a cluster running; it must not outlive the suite or hold a schema. Killing the primary
   // is enough: a worker exits as soon as its primary is gone (node:cluster).
-  for (const cli of clis) if (cli.child.exitCode === null && cli.child.signalCode === null) cli.child.kill("SIGKILL")
-  await Promise.all(clis.map((cli) => cli.exited))
+  await killLeftovers(clis)
   await temp?.cleanup()
   if (databaseUrl !== undefined) for (const schema of schemas) await dropSchema(url, schema)
 })

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto"
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { fork } from "node:child_process"
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { availableParallelism, loadavg, release, tmpdir, totalmem } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -396,11 +397,22 @@ const runMicro = async (): Promise<ReadonlyArray<MicroResult>> => {
   }
 }
 
-const runStages = async (): Promise<StagesResult> => {
-  const child = forkChild("stages.js", [])
+/** The stage table (stages.ts); its CLI rows' access log goes to a file of their own, as the CLI's does. */
+const runStages = async (config: BenchConfig): Promise<StagesResult> => {
+  const logDir = mkdtempSync(join(tmpdir(), "accord-stages-log-"))
+  const log = openSync(join(logDir, "stderr.log"), "a")
+  const child = fork(join(here, "stages.js"), [], {
+    stdio: ["ignore", "inherit", log, "ipc"],
+    // Five rounds in a full run, one with --quick, unless BENCH_STAGE_ROUNDS says otherwise.
+    env: { BENCH_STAGE_ROUNDS: String(config.rounds * 2 - 1), ...process.env }
+  })
+  closeSync(log)
   try {
     const { results, requestsPerRun, rounds, connections } = await messageOf(child, "stages")
     return { results, requestsPerRun, rounds, connections }
+  } catch (error) {
+    console.error(`the stage table's stderr is in ${logDir}`)
+    throw error
   } finally {
     await stopChild(child)
   }
@@ -495,7 +507,7 @@ const main = async (): Promise<void> => {
   if (cases.length > 0) await calibrateNow("before")
   const { runs: http, statements } = await runHttp(config, cases)
   if (cases.length > 0) await calibrateNow("after")
-  const stages = config.sections.has("stages") ? await runStages() : undefined
+  const stages = config.sections.has("stages") ? await runStages(config) : undefined
   const micro = config.sections.has("micro") ? await runMicro() : []
   const memory = config.sections.has("memory") ? await runMemory() : undefined
   const events = config.sections.has("events") ? await runEvents() : undefined

@@ -8,7 +8,7 @@ import { CLI_ADAPTERS, type CliAdapter } from "./protocol.js"
  * over the environment. bench/README.md, "Settings", describes them.
  */
 
-export const SECTIONS = ["cli", "http", "micro", "memory", "events"] as const
+export const SECTIONS = ["cli", "http", "stages", "micro", "memory", "events"] as const
 export type Section = (typeof SECTIONS)[number]
 
 export interface BenchConfig {
@@ -47,7 +47,7 @@ export interface BenchConfig {
 
 export const usage = `Usage: npm run bench -- [options]
 
-  --only LIST            sections: cli, http, micro, memory, events (BENCH_ONLY, default all); a partial run
+  --only LIST            sections: cli, http, stages, micro, memory, events (BENCH_ONLY, default all); a partial run
                          writes RESULTS.partial.md
   --duration S           seconds per measured run (BENCH_DURATION, default 3)
   --warmup S             unmeasured seconds before each run (BENCH_WARMUP, default 1)

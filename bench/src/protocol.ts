@@ -123,8 +123,36 @@ export interface EventsResult {
   }
 }
 
+/** The frameworks of the stage table (stages.ts). */
+export type StageFramework = CliAdapter
+/** Who a stage row is: Accord, the bare framework doing the same by hand, ts-rest, or Node's own server (the floor). */
+export type StageServer = "accord" | "bare" | "ts-rest" | "node"
+
+/** One row of the stage table: a server doing every stage up to `stage`, and its CPU per request in that process. */
+export interface StageResult {
+  readonly framework: StageFramework | "node"
+  readonly server: StageServer
+  readonly stage: string
+  readonly cpuMicrosPerRequest: number
+}
+
+/** The stage table as stages.ts measured it. */
+export interface StagesResult {
+  readonly results: ReadonlyArray<StageResult>
+  readonly requestsPerRun: number
+  readonly rounds: number
+  readonly connections: number
+}
+
 export type ChildMessage =
   | ServerReady
+  | {
+      readonly type: "stages"
+      readonly results: ReadonlyArray<StageResult>
+      readonly requestsPerRun: number
+      readonly rounds: number
+      readonly connections: number
+    }
   | { readonly type: "micro"; readonly results: ReadonlyArray<MicroResult> }
   | { readonly type: "memory"; readonly result: MemoryResult }
   | { readonly type: "events"; readonly result: EventsResult }

@@ -15,7 +15,8 @@ import {
   type CliAdapter,
   type EventsResult,
   type MemoryResult,
-  type MicroResult
+  type MicroResult,
+  type StagesResult
 } from "./protocol.js"
 
 /** Turns the measurements into the tables printed at the end and written to bench/RESULTS.md. */
@@ -67,6 +68,8 @@ export interface ReportInput {
   }
   readonly http: ReadonlyArray<HttpRun>
   readonly statements?: ReadonlyArray<StatementCount>
+  /** The stage table (stages.ts); undefined when not run. */
+  readonly stages?: StagesResult | undefined
   readonly micro: ReadonlyArray<MicroResult>
   readonly memory: MemoryResult | undefined
   /** Issue 31's section (events.ts); undefined when not run. */
@@ -697,6 +700,88 @@ const serversSection = (input: ReportInput): string => {
   ].join("\n")
 }
 
+/** The stages in the order each row adds them; a bare framework's rows skip `bridge` (it has none) and `log`. */
+const STAGES = ["adapter in", "bridge", "body", "core", "write", "log"] as const
+const STAGE_MEANING: Readonly<Record<(typeof STAGES)[number], string>> = {
+  "adapter in": "the framework takes the request to its handler (Accord: the standalone server's guard and drain too)",
+  bridge: "the Node bridge's neutral request, one microtask later",
+  body: "the body taken (Accord: from Node's buffer; bare: the framework's parser)",
+  core: "checks, decoding, use case and encoding (Accord: the core's handler; bare: bare-domain.ts by hand)",
+  write: "the answer written as the server writes it (Accord: the CLI in process at `--log-level warn`)",
+  log: "the access log line (Accord: the CLI in process at its default level)"
+}
+
+const stagesSection = (input: ReportInput): string => {
+  const stages = input.stages
+  if (stages === undefined || stages.results.length === 0) return ""
+  const floor = stages.results.find((result) => result.server === "node")?.cpuMicrosPerRequest
+  const frameworks = [...new Set(stages.results.map((result) => result.framework))].filter((name) => name !== "node")
+  const rowsOf = (framework: string) =>
+    STAGES.map((stage) => {
+      const at = (server: string) =>
+        stages.results.find(
+          (result) => result.framework === framework && result.server === server && result.stage === stage
+        )?.cpuMicrosPerRequest
+      const added = (server: string) => {
+        const index = STAGES.indexOf(stage)
+        const here = at(server)
+        if (here === undefined) return ""
+        let previous: number | undefined = index === 0 ? floor : undefined
+        for (let back = index - 1; back >= 0 && previous === undefined; back--) {
+          const earlier = STAGES[back]
+          previous =
+            earlier === undefined
+              ? undefined
+              : stages.results.find(
+                  (result) => result.framework === framework && result.server === server && result.stage === earlier
+                )?.cpuMicrosPerRequest
+          if (back === 0 && previous === undefined) previous = floor
+        }
+        return previous === undefined ? "" : fixed(here - previous, 1)
+      }
+      const cumulative = (server: string) => {
+        const value = at(server)
+        return value === undefined ? "" : fixed(value, 1)
+      }
+      return [
+        framework,
+        stage,
+        cumulative("accord"),
+        added("accord"),
+        cumulative("bare"),
+        added("bare"),
+        framework === "fastify" && stage === "write" ? cumulative("ts-rest") : "",
+        STAGE_MEANING[stage]
+      ]
+    })
+  return [
+    "## The request path stage by stage (issue 37)",
+    "",
+    `One process (bench/src/stages.ts): each row a real server on loopback doing one stage more than the row above, then ` +
+      `writing the same canned answer with Node's \`writeHead\` + \`end\` until the row that writes its own; a client in ` +
+      `the same process sends PUT language on ${stages.connections} keep-alive connections, ${thousands(stages.requestsPerRun)} ` +
+      `requests a run, ${stages.rounds} rounds (alternating order), medians. CPU is the whole process's per request ` +
+      `(server and client); Node's own server answering the canned bytes (the client's and Node's share, in every row) ` +
+      `costs ${floor === undefined ? "n/a" : fixed(floor, 1)} µs. "added" is each row less the one above (the first less ` +
+      `that floor). Instructions per request of any row: \`node bench/dist/stage-instructions.js fastify/accord/core ...\` ` +
+      `(callgrind, load-free).`,
+    "",
+    table(
+      [
+        "framework",
+        "stage",
+        "Accord µs/req",
+        "Accord added",
+        "bare µs/req",
+        "bare added",
+        "ts-rest µs/req",
+        "what the row adds"
+      ],
+      frameworks.flatMap(rowsOf)
+    )
+  ].join("\n")
+}
+
 const microSection = (input: ReportInput): string => {
   if (input.micro.length === 0) return ""
   return [
@@ -810,6 +895,7 @@ export const renderReport = (input: ReportInput): { readonly console: string; re
     acceptanceSection(input),
     adaptersSection(input),
     serversSection(input),
+    stagesSection(input),
     microSection(input),
     memorySection(input),
     eventsSection(input)

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto"
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { fork } from "node:child_process"
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { availableParallelism, loadavg, release, tmpdir, totalmem } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -20,7 +21,8 @@ import {
   type BenchServerKind,
   type EventsResult,
   type MemoryResult,
-  type MicroResult
+  type MicroResult,
+  type StagesResult
 } from "./protocol.js"
 import { renderReport, type HttpRun, type StatementCount } from "./report.js"
 import {
@@ -156,6 +158,7 @@ const estimateSeconds = (config: BenchConfig, cases: ReadonlyArray<LoadCase>): n
     cases.reduce((sum, entry) => sum + entry.kinds.length, 0) * (config.warmupSeconds + config.durationSeconds)
   const other =
     (config.sections.has("micro") ? 30 : 0) +
+    (config.sections.has("stages") ? 120 : 0) +
     (config.sections.has("memory") ? 20 : 0) +
     // Measured: about 1 ms of wall time per SQL write pair, 0.2 ms per relayed event with its seeding, and a PGlite start.
     (config.sections.has("events")
@@ -394,6 +397,27 @@ const runMicro = async (): Promise<ReadonlyArray<MicroResult>> => {
   }
 }
 
+/** The stage table (stages.ts); its CLI rows' access log goes to a file of their own, as the CLI's does. */
+const runStages = async (config: BenchConfig): Promise<StagesResult> => {
+  const logDir = mkdtempSync(join(tmpdir(), "accord-stages-log-"))
+  const log = openSync(join(logDir, "stderr.log"), "a")
+  const child = fork(join(here, "stages.js"), [], {
+    stdio: ["ignore", "inherit", log, "ipc"],
+    // Five rounds in a full run, one with --quick, unless BENCH_STAGE_ROUNDS says otherwise.
+    env: { BENCH_STAGE_ROUNDS: String(config.rounds * 2 - 1), ...process.env }
+  })
+  closeSync(log)
+  try {
+    const { results, requestsPerRun, rounds, connections } = await messageOf(child, "stages")
+    return { results, requestsPerRun, rounds, connections }
+  } catch (error) {
+    console.error(`the stage table's stderr is in ${logDir}`)
+    throw error
+  } finally {
+    await stopChild(child)
+  }
+}
+
 const runEvents = async (): Promise<EventsResult> => {
   const child = forkChild("events.js", [])
   try {
@@ -460,7 +484,7 @@ const main = async (): Promise<void> => {
     for (const { scenario, connections, kinds } of cases)
       console.log(`${scenario.name}, ${connections} connections: ${kinds.join(", ")}`)
     console.log(
-      `then ${[...config.sections].filter((section) => section === "micro" || section === "memory" || section === "events").join(", ") || "nothing else"}; results to ${resultsPath}`
+      `then ${[...config.sections].filter((section) => section === "stages" || section === "micro" || section === "memory" || section === "events").join(", ") || "nothing else"}; results to ${resultsPath}`
     )
     if (config.sections.has("events"))
       console.log(
@@ -483,6 +507,7 @@ const main = async (): Promise<void> => {
   if (cases.length > 0) await calibrateNow("before")
   const { runs: http, statements } = await runHttp(config, cases)
   if (cases.length > 0) await calibrateNow("after")
+  const stages = config.sections.has("stages") ? await runStages(config) : undefined
   const micro = config.sections.has("micro") ? await runMicro() : []
   const memory = config.sections.has("memory") ? await runMemory() : undefined
   const events = config.sections.has("events") ? await runEvents() : undefined
@@ -502,6 +527,7 @@ const main = async (): Promise<void> => {
     config,
     http,
     statements,
+    stages,
     micro,
     memory,
     events,

@@ -1,50 +1,20 @@
-import { DEFAULT_PREFIX, type HttpHandler, type HttpHandlerOptions } from "@accord/core"
-import {
-  closeIfBodyUnread,
-  makeNodeHttpHandler,
-  requestPath,
-  requestQuery,
-  responsePayload,
-  toHttpRequest
-} from "@accord/node/bridge"
+import { DEFAULT_PREFIX, type HttpHandlerOptions } from "@accord/core"
+import { makeNodeRelay, requestPath, type NodeRelay } from "@accord/node/bridge"
 import { serve, type RunningServer, type StandaloneServerOptions } from "@accord/node/server"
-import express, { Router, type Request, type RequestHandler, type Response } from "express"
+import express, { Router, type RequestHandler } from "express"
 
 /**
- * Relays the request to the core (which reads the body itself, JSON only) and its response back verbatim. The core
- * gets the path as the client sent it: Express strips the mount path from `req.url`, never from `req.originalUrl`.
- */
-const relay = async (handler: HttpHandler, req: Request, res: Response): Promise<void> => {
-  const response = await handler({
-    ...toHttpRequest(req, req, res),
-    path: requestPath(req.originalUrl),
-    query: requestQuery(req.originalUrl)
-  })
-  closeIfBodyUnread(req, res)
-  // Node's own writing, not res.send: that one would add an ETag, guess a Content-Type and rewrite a HEAD or 204
-  // answer. The core's headers in its order and spelling, then `content-length`, as Fastify and Koa write them;
-  // a bodyless answer keeps the core's headers as they are: none for a 204, GET's length for HEAD (docs/api.md,
-  // "Precise rules": HEAD).
-  res.statusCode = response.status
-  for (const [name, value] of Object.entries(response.headers)) res.setHeader(name, value)
-  const payload = responsePayload(response.body)
-  if (payload === undefined) {
-    res.end()
-    return
-  }
-  res.setHeader("content-length", String(Buffer.byteLength(payload)))
-  res.end(payload)
-}
-
-/**
- * The middleware that relays to the core. The handler never rejects (every failure is already a response);
- * should writing fail anyway, the connection is closed rather than the error handed to Express, whose next(error)
- * would reach the host's error handler or Express's HTML 500 (docs/embedding.md: Accord answers its own errors).
+ * The middleware that relays to the core (which reads the body itself, JSON only) and writes its answer with Node's
+ * own writing (`makeNodeRelay`), not res.send: that one would add an ETag, guess a Content-Type and rewrite a HEAD or
+ * 204 answer. The core gets the target as the client sent it: Express strips the mount path from `req.url`, never
+ * from `req.originalUrl`. Should writing fail, the connection is closed rather than the error handed to Express, whose
+ * next(error) would reach the host's error handler or Express's HTML 500 (docs/embedding.md: Accord answers its own
+ * errors).
  */
 const relayMiddleware =
-  (handler: HttpHandler): RequestHandler =>
+  (relayNode: NodeRelay): RequestHandler =>
   (req, res) =>
-    void relay(handler, req, res).catch(() => res.destroy())
+    relayNode(req, res, req, req.originalUrl)
 
 /**
  * Accord as an Express 5 router: `app.use("/api", accordExpressRouter({ runtime }))`, with `prefix` (default `/api`)
@@ -54,7 +24,7 @@ const relayMiddleware =
  */
 export const accordExpressRouter = (options: HttpHandlerOptions): Router => {
   const prefix = options.prefix ?? DEFAULT_PREFIX
-  const toCore = relayMiddleware(makeNodeHttpHandler({ ...options, prefix }))
+  const toCore = relayMiddleware(makeNodeRelay({ ...options, prefix }))
   // As the core reads its prefix (a trailing slash dropped), case-sensitively: Express's `app.use("/api")` also
   // matches `/API`, which goes on to the host's next middleware.
   const base = prefix.endsWith("/") ? prefix.slice(0, -1) : prefix
@@ -78,6 +48,6 @@ export const startExpressServer = (options: StandaloneServerOptions): Promise<Ru
     // Express's own final handler (its HTML 404 and 500) is never reached. Not the router plus a fallback: a request
     // leaving a router reaches the next middleware only after a setImmediate, by when Node may have taken in an unread
     // body, and `closeIfBodyUnread` would then keep a connection that Koa and Fastify close.
-    app.use(relayMiddleware(makeNodeHttpHandler(handlerOptions)))
+    app.use(relayMiddleware(makeNodeRelay(handlerOptions)))
     return app
   })

@@ -1,5 +1,11 @@
 import { DEFAULT_PREFIX, type HttpHandler, type HttpHandlerOptions } from "@accord/core"
-import { closeIfBodyUnread, makeNodeHttpHandler, responsePayload, toHttpRequest } from "@accord/node/bridge"
+import {
+  closeIfBodyUnread,
+  makeNodeHttpHandler,
+  makeNodeRelay,
+  responsePayload,
+  toHttpRequest
+} from "@accord/node/bridge"
 import { serve, type RunningServer, type StandaloneServerOptions } from "@accord/node/server"
 import Router from "@koa/router"
 import Koa, { type Context } from "koa"
@@ -44,17 +50,22 @@ export const accordRouter = (options: HttpHandlerOptions): Router => {
   return routerFor(makeNodeHttpHandler({ ...options, prefix }), prefix)
 }
 
-/** A Koa server serving Accord under `prefix` and the core's 404 problem everywhere else. */
+/**
+ * A Koa server serving Accord under `prefix` and the core's 404 problem everywhere else. Every request goes to the
+ * core, whose route table decides (so no router in front of it), and its answer is written on Node's response itself
+ * (`makeNodeRelay`, Koa told not to respond): the server has no middleware of a host after it to see `ctx.body`.
+ */
 export const startKoaServer = (options: StandaloneServerOptions): Promise<RunningServer> =>
   serve(options, (handlerOptions) => {
-    const handler = makeNodeHttpHandler(handlerOptions)
+    const relayNode = makeNodeRelay(handlerOptions)
     const app = new Koa()
     // Koa's default listener prints an error's stack to stderr as plain text (a client resetting the connection
     // mid-answer is enough); the host's log gets it instead, or nothing does.
     app.silent = true
     app.on("error", (error: unknown) => options.onConnectionError?.(error))
-    app.use(routerFor(handler, handlerOptions.prefix).routes())
-    // Everything outside the prefix: the core answers its 404 problem, so every 404 has the same body.
-    app.use((ctx) => relay(handler, ctx))
+    app.use((ctx) => {
+      ctx.respond = false
+      relayNode(ctx.req, ctx.res)
+    })
     return app.callback()
   })

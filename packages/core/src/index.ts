@@ -3,11 +3,18 @@
 // (use cases, ports, values) is @accord/domain's, the API as data @accord/contract's: import them from there.
 
 // The handler, its options and the neutral request and response every adapter translates
-export { DEFAULT_BODY_LIMIT, DEFAULT_MAX_PATH_LENGTH, DEFAULT_PREFIX, makeHttpHandler } from "./http/handler.js"
+export {
+  DEFAULT_BODY_LIMIT,
+  DEFAULT_MAX_PATH_LENGTH,
+  DEFAULT_PREFIX,
+  makeEagerHttpHandler,
+  makeHttpHandler
+} from "./http/handler.js"
 export type {
   AccordRuntime,
   BodyReadResult,
   DocsAssets,
+  EagerHttpHandler,
   HeaderLookup,
   HeaderRecord,
   HttpHandler,

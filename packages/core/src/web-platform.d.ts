@@ -4,7 +4,7 @@
  * these (the WinterTC Minimum Common API), and nothing outside this list is available to it by accident.
  */
 
-/** `crypto.randomUUID()`: a new request id. */
+/** `crypto.randomUUID()`: the random part of request ids (request-id.ts). */
 declare const crypto: { randomUUID(): string }
 
 /** `performance.now()`: a request's duration in the access log. */

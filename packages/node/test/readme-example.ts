@@ -1,6 +1,6 @@
 import { Layer, ManagedRuntime, Schema } from "effect"
 import { Seed } from "@accord/domain"
-import { closeIfBodyUnread, makeNodeHttpHandler, responsePayload, toHttpRequest } from "@accord/node/bridge"
+import { makeNodeRelay } from "@accord/node/bridge"
 import { serve } from "@accord/node/server"
 import { ScryptPasswordHasherLive, testScryptCost } from "@accord/node/scrypt"
 import { makeMemoryStore } from "@accord/store-memory"
@@ -12,12 +12,8 @@ const runtime = ManagedRuntime.make(Layer.mergeAll(makeMemoryStore(seed), Scrypt
 // Accord on plain node:http, no framework: what each adapter's standalone server does around its own framework.
 // `serve` makes the server (limits, guard, answers to malformed HTTP, drain) and listens (port 0: a free one).
 const server = await serve({ runtime, port: 0 }, (options) => {
-  const handler = makeNodeHttpHandler(options)
-  return async (request, response) => {
-    const answer = await handler(toHttpRequest(request))
-    closeIfBodyUnread(request, response)
-    response.writeHead(answer.status, answer.headers).end(responsePayload(answer.body))
-  }
+  const relay = makeNodeRelay(options)
+  return (request, response) => relay(request, response)
 })
 
 const response = await fetch(`${server.url}/api/users/v1/preferences/language/`, {

@@ -50,28 +50,62 @@ export const durationJson = (ms: number | null): string => {
   return `${whole}.${fraction < 10 ? "00" : fraction < 100 ? "0" : ""}${fraction}`
 }
 
+/** JSON strings of the values a request line repeats (route templates, methods): each written once, a bounded few. */
+const MAX_REMEMBERED_STRINGS = 256
+const rememberedJson = new Map<string, string>()
+const jsonRemembered = (value: string | null): string => {
+  if (value === null) return "null"
+  let json = rememberedJson.get(value)
+  if (json === undefined) {
+    json = JSON.stringify(value)
+    if (rememberedJson.size < MAX_REMEMBERED_STRINGS) rememberedJson.set(value, json)
+  }
+  return json
+}
+
 /**
  * Writes a request line. For a logger of createLogger, straight to its destination, byte for byte what pino would
  * write but without its redaction (about 9 us a line with its fifteen paths): the record has a fixed shape, and none
  * of its fields can hold a secret (the path is masked in core, the request id checked against a pattern). For any
- * other pino logger (startAccord's `logger` option), through that logger and its own settings.
+ * other pino logger (startAccord's `logger` option), through that logger and its own settings. Route templates and
+ * methods come from small sets (a method Node parsed, a route of the contract), so their JSON is written once.
  */
-const requestLineWriter = (logger: Logger): ((level: "info" | "warn", line: RequestLine) => void) => {
+/** Writes one request line from its fields, in the line's order (positional: a line costs no record of its own). */
+type LineWriter = (
+  level: "info" | "warn",
+  requestId: string,
+  method: string | null,
+  route: string | null,
+  path: string | null,
+  status: number,
+  durationMs: number | null,
+  traceId?: string
+) => void
+
+const requestLineWriter = (logger: Logger): LineWriter => {
   const destination = ownDestination(logger)
   // `,"pid":1,"hostname":"h","name":"accord"`: what pino writes after the time, as it wrote it once (pino.symbols;
   // `logger.bindings()` leaves pid and hostname out).
   const bindings: unknown = Reflect.get(logger, pino.symbols.chindingsSym)
   if (destination === undefined || typeof bindings !== "string") {
-    return (level, line) => logger[level](line, "request")
+    return (level, requestId, method, route, path, status, durationMs, traceId) => {
+      const line: RequestLine = { requestId, method, route, path, status, durationMs }
+      logger[level](traceId === undefined ? line : { ...line, traceId }, "request")
+    }
   }
   const levelValues = logger.levels.values
-  return (level, line) => {
+  const prefixes = {
+    info: `{"level":${levelValues["info"]},"time":"`,
+    warn: `{"level":${levelValues["warn"]},"time":"`
+  }
+  const afterTime = `"${bindings},"requestId":`
+  return (level, requestId, method, route, path, status, durationMs, traceId) => {
     if (!logger.isLevelEnabled(level)) return
     destination.write(
-      `{"level":${levelValues[level]},"time":"${isoTime()}"${bindings},"requestId":${JSON.stringify(line.requestId)}` +
-        `,"method":${jsonString(line.method)},"route":${jsonString(line.route)},"path":${jsonString(line.path)}` +
-        `,"status":${jsonNumber(line.status)},"durationMs":${durationJson(line.durationMs)}` +
-        `${line.traceId === undefined ? "" : `,"traceId":${JSON.stringify(line.traceId)}`},"msg":"request"}\n`
+      `${prefixes[level]}${isoTime()}${afterTime}${JSON.stringify(requestId)}` +
+        `,"method":${jsonRemembered(method)},"route":${jsonRemembered(route)},"path":${jsonString(path)}` +
+        `,"status":${jsonNumber(status)},"durationMs":${durationJson(durationMs)}` +
+        `${traceId === undefined ? "" : `,"traceId":${JSON.stringify(traceId)}`},"msg":"request"}\n`
     )
   }
 }
@@ -119,30 +153,23 @@ export const requestLogging = (
       if (!logged(log.status)) return
       // Every line has the same keys: `route` null when nothing matched, `path` (masked: docs/SECURITY.md, item 16)
       // only then; `traceId` only when tracing (docs/operations.md, "Traces"): the line to look the request's trace up by.
-      const line: RequestLine = {
-        requestId: log.requestId,
-        method: log.method,
-        route: log.route ?? null,
-        path: log.path ?? null,
-        status: log.status,
-        durationMs: log.durationMs,
-        ...(log.traceId !== undefined && { traceId: log.traceId })
-      }
-      writeLine(log.status >= 500 ? "warn" : "info", line)
+      writeLine(
+        log.status >= 500 ? "warn" : "info",
+        log.requestId,
+        log.method,
+        log.route ?? null,
+        log.path ?? null,
+        log.status,
+        log.durationMs,
+        log.traceId
+      )
     },
     onInternalError: (requestId: string, cause: unknown) => {
       logger.error({ requestId, err: cause }, "internal error")
     },
     onClientError: (log: ClientErrorLog) => {
       if (!logged(log.status)) return
-      writeLine("info", {
-        requestId: log.requestId,
-        method: log.method ?? null,
-        route: null,
-        path: null,
-        status: log.status,
-        durationMs: null
-      })
+      writeLine("info", log.requestId, log.method ?? null, null, null, log.status, null)
     }
   }
 }

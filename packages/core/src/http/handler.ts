@@ -12,10 +12,18 @@ import { bindRoutes } from "./implementation.js"
 import { headerValue } from "./header-value.js"
 import { problem } from "./problem.js"
 import { rateLimitHeaders, type RateLimiter } from "./rate-limit.js"
-import { bodyHeadersRefusal, header, jsonBody, sentBodyReader, type JsonBody } from "./request-body.js"
+import { bodyHeadersRefusal, header, jsonBody, sentBody, type JsonBody } from "./request-body.js"
 import { Responder, type NeutralHandler, type Reply } from "./reply.js"
 import { withServerSpan } from "./server-span.js"
-import type { AccordRuntime, BodyReadResult, HttpHandler, HttpHandlerOptions, HttpRequest } from "./types.js"
+import { newRequestId } from "./request-id.js"
+import type {
+  AccordRuntime,
+  BodyReadResult,
+  EagerHttpHandler,
+  HttpHandler,
+  HttpHandlerOptions,
+  HttpRequest
+} from "./types.js"
 
 export const DEFAULT_PREFIX = "/api"
 export const DEFAULT_BODY_LIMIT = 16_384
@@ -84,9 +92,9 @@ const rateLimitStep = (
   )
 }
 
-/** The body's bytes, for a reader that has not got them all yet. */
-const awaitBody = (read: (limit: number) => Promise<BodyReadResult>, limit: number): Effect.Effect<BodyReadResult> =>
-  Effect.promise(() => read(limit))
+/** The body's bytes, for a reader that has not got them all yet (`readBody` called as the request's method). */
+const awaitBody = (request: HttpRequest, limit: number): Effect.Effect<BodyReadResult> =>
+  Effect.promise(() => request.readBody?.(limit) ?? Promise.resolve(NOTHING_READ))
 
 /**
  * Runs a program with no scheduler hop. A program that is already an exit (`Effect.fnUntracedEager` decided it
@@ -160,11 +168,11 @@ const neutralHandler = (
     if (ifMatch === undefined && requireIfMatch && operation.conditional === "ifMatchRequirable")
       return respond.problem(PRECONDITION_REQUIRED, route) // 428
     // The body, unread until here (docs/api.md, "Precise rules"): what its headers declare, then its bytes.
-    const read = operation.body === undefined ? undefined : sentBodyReader(request)
-    const refused = read === undefined ? undefined : bodyHeadersRefusal(request, limit)
+    const sent = operation.body !== undefined && sentBody(request)
+    const refused = sent ? bodyHeadersRefusal(request, limit) : undefined
     if (refused !== undefined) return respond.problem(refused, route) // 501, 415, 413
     // A small body usually came with the headers: taken at once, with no wait (see HttpRequest.readBodyNow).
-    const bytes = read === undefined ? NOTHING_READ : (request.readBodyNow?.(limit) ?? (yield* awaitBody(read, limit)))
+    const bytes = !sent ? NOTHING_READ : (request.readBodyNow?.(limit) ?? (yield* awaitBody(request, limit)))
     const json = operation.body === undefined ? NO_JSON : jsonBody(bytes, operation.body, limit)
     if (!json.ok) return respond.problem(json.problem, route) // 413, 400 invalid_json or invalid_body
     const body = decodeBody === undefined ? NO_INPUT : decodeBody(json.json)
@@ -197,31 +205,35 @@ const neutralHandler = (
     throw Cause.squash(exit.cause)
   }
 
+  /** A 500 for what the handler did not expect, told to the host with the request id (one function, not one a request). */
+  const internal = (respond: Responder, requestId: string, cause: unknown): Reply => {
+    onInternalError?.(requestId, cause)
+    return respond.problem(INTERNAL)
+  }
+
   return (request, parent) => {
     const incomingId = header(request, "x-request-id")
-    const requestId = incomingId !== undefined && REQUEST_ID.test(incomingId) ? incomingId : crypto.randomUUID()
+    const requestId = incomingId !== undefined && REQUEST_ID.test(incomingId) ? incomingId : newRequestId()
     const respond = new Responder(requestId, request.method === "HEAD", corsOn, corsOrigin(request))
-    const internal = (cause: unknown): Reply => {
-      onInternalError?.(requestId, cause)
-      return respond.problem(INTERNAL)
-    }
     try {
       const exit = runNow(runtime, checks(request, respond), parent)
       return exit instanceof Promise
-        ? exit.then((exit) => replyOf(exit, request, respond)).catch(internal)
+        ? exit
+            .then((exit) => replyOf(exit, request, respond))
+            .catch((cause: unknown) => internal(respond, requestId, cause))
         : replyOf(exit, request, respond)
     } catch (cause) {
-      return internal(cause)
+      return internal(respond, requestId, cause)
     }
   }
 }
 
 /**
- * Builds the transport-neutral handler: a plain request in, a plain response out. Routing, the order of checks,
- * problem bodies and the common headers are all decided here, so that every adapter answers byte for byte alike.
- * Tracing and the access log wrap the neutral handler; neither is threaded through it.
+ * Builds the transport-neutral handler, answering at once when nothing waited (`EagerHttpHandler`): routing, the order
+ * of checks, problem bodies and the common headers are all decided here, so that every adapter answers byte for byte
+ * alike. Tracing and the access log wrap the neutral handler; neither is threaded through it.
  */
-export const makeHttpHandler = (options: HttpHandlerOptions): HttpHandler => {
+export const makeEagerHttpHandler = (options: HttpHandlerOptions): EagerHttpHandler => {
   const prefix = options.prefix ?? DEFAULT_PREFIX
   const maxPathLength = options.maxPathLength ?? DEFAULT_MAX_PATH_LENGTH
   const endpoints = compileEndpoints(
@@ -236,4 +248,17 @@ export const makeHttpHandler = (options: HttpHandlerOptions): HttpHandler => {
   const neutral = neutralHandler(options, endpoints, maxPathLength, routeOf)
   const traced = options.tracing === undefined ? neutral : withServerSpan(neutral, options.tracing, routeOf)
   return withAccessLog(traced, options, endpoints.knownSegments)
+}
+
+/** The transport-neutral handler: a plain request in, a promise of a plain response out (`makeEagerHttpHandler`). */
+export const makeHttpHandler = (options: HttpHandlerOptions): HttpHandler => {
+  const eager = makeEagerHttpHandler(options)
+  return (request) => {
+    try {
+      const answer = eager(request)
+      return answer instanceof Promise ? answer : Promise.resolve(answer)
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)))
+    }
+  }
 }

@@ -23,16 +23,16 @@ const unimplementedTransferCoding = (transferEncoding: string | undefined): stri
     ?.slice(0, 64)
 
 /**
- * The reader of the body the request sent, or undefined when it sent none (docs/api.md, "Precise rules"): a chunked
- * body, or a positive Content-Length; under HTTP/2 (`framedBody`), a stream the headers did not end, unless a
- * Content-Length of 0 says it carries nothing (RFC 9113, 8.1.1: the length, when sent, is the DATA's).
+ * Whether the request sent a body (docs/api.md, "Precise rules"), one its `readBody` can read: a chunked body, or a
+ * positive Content-Length; under HTTP/2 (`framedBody`), a stream the headers did not end, unless a Content-Length of 0
+ * says it carries nothing (RFC 9113, 8.1.1: the length, when sent, is the DATA's).
  */
-export const sentBodyReader = (request: HttpRequest): HttpRequest["readBody"] => {
+export const sentBody = (request: HttpRequest): boolean => {
+  if (request.readBody === undefined) return false
   const length = header(request, "content-length")
-  if (request.framedBody !== undefined)
-    return request.framedBody && (length === undefined || Number(length) > 0) ? request.readBody : undefined
-  if (header(request, "transfer-encoding") !== undefined) return request.readBody
-  return length !== undefined && Number(length) > 0 ? request.readBody : undefined
+  if (request.framedBody !== undefined) return request.framedBody && (length === undefined || Number(length) > 0)
+  if (header(request, "transfer-encoding") !== undefined) return true
+  return length !== undefined && Number(length) > 0
 }
 
 /**

@@ -36,7 +36,8 @@ export type HttpHeaders = HeaderRecord | HeaderLookup
 /**
  * A transport-neutral request. Adapters fill it from their framework without interpreting anything: header names
  * lower-case (as Node gives them), the raw URL path (no query string, still percent-encoded) and query, and a body reader
- * that the core calls only after the route and the credentials passed, with the byte limit to enforce.
+ * that the core calls only after the route and the credentials passed, with the byte limit to enforce. The core calls
+ * `readBody` and `readBodyNow` as methods of the request, so a class may implement them (one object a request).
  */
 export interface HttpRequest {
   readonly method: string
@@ -59,7 +60,7 @@ export interface HttpRequest {
    * 8.1) a request has a body unless its headers ended the stream, Content-Length or not. Absent: HTTP/1.1's rule
    * (RFC 9112, 6.3), a positive Content-Length or a Transfer-Encoding (docs/api.md, "Precise rules").
    */
-  readonly framedBody?: boolean
+  readonly framedBody?: boolean | undefined
 }
 
 /** A transport-neutral response; adapters write it as it is (status, every header, body bytes). */
@@ -179,3 +180,10 @@ export type DocsAssets = ReadonlyMap<string, StaticAsset>
 
 /** The one function adapters call. Never rejects: every failure is already a response. */
 export type HttpHandler = (request: HttpRequest) => Promise<HttpResponse>
+
+/**
+ * `HttpHandler` answering at once when nothing made it wait (store-memory, a body that came with the headers): the
+ * response itself, else a promise of it, so that an adapter writes it in the same turn, with no promise made. Only a
+ * host's own callback that throws (onRequest, onResponse, onInternalError) makes it throw or its promise reject.
+ */
+export type EagerHttpHandler = (request: HttpRequest) => HttpResponse | Promise<HttpResponse>

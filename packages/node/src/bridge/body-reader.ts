@@ -52,26 +52,30 @@ export const nodeBodyReader =
 const takenWhole = new WeakSet<IncomingMessage>()
 
 /**
- * The `readBodyNow` of an `HttpRequest` over a Node request: the body without waiting when all the bytes its
- * Content-Length declares are already buffered (a small body comes in the packet that brought the headers) and nobody
- * else has started reading it; otherwise undefined, and `nodeBodyReader` waits for it. Chunked bodies always wait.
+ * The body of a Node request without waiting, when all the bytes its Content-Length declares are already buffered (a
+ * small body comes in the packet that brought the headers) and nobody else has started reading it; otherwise
+ * undefined, and `nodeBodyReader` waits for it. Chunked bodies always wait.
  */
+export const takeBodyNow = (request: IncomingMessage, stream: Readable, limit: number): BodyReadResult | undefined => {
+  if (stream !== request || request.readableFlowing === true || request.readableEnded || request.destroyed)
+    return undefined
+  // A host that set an encoding gets strings from read(); leave such a stream to the reader that handles them.
+  if (request.readableEncoding !== null) return undefined
+  const declared = request.headers["content-length"]
+  if (declared === undefined || request.headers["transfer-encoding"] !== undefined) return undefined
+  const length = Number(declared)
+  if (length > limit || request.readableLength !== length) return undefined
+  const chunk: unknown = request.read(length)
+  if (!(chunk instanceof Uint8Array)) return undefined
+  takenWhole.add(request)
+  return { _tag: "Read", bytes: chunk }
+}
+
+/** The `readBodyNow` of an `HttpRequest` over a Node request (`takeBodyNow`). */
 export const nodeBodyNow =
   (request: IncomingMessage, stream: Readable) =>
-  (limit: number): BodyReadResult | undefined => {
-    if (stream !== request || request.readableFlowing === true || request.readableEnded || request.destroyed)
-      return undefined
-    // A host that set an encoding gets strings from read(); leave such a stream to the reader that handles them.
-    if (request.readableEncoding !== null) return undefined
-    const declared = request.headers["content-length"]
-    if (declared === undefined || request.headers["transfer-encoding"] !== undefined) return undefined
-    const length = Number(declared)
-    if (length > limit || request.readableLength !== length) return undefined
-    const chunk: unknown = request.read(length)
-    if (!(chunk instanceof Uint8Array)) return undefined
-    takenWhole.add(request)
-    return { _tag: "Read", bytes: chunk }
-  }
+  (limit: number): BodyReadResult | undefined =>
+    takeBodyNow(request, stream, limit)
 
 /** Requests whose body did not arrive in time: the server answered 408 itself (`answerClientError`). */
 const timedOut = new WeakSet<IncomingMessage>()

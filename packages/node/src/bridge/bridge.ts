@@ -1,13 +1,16 @@
 import type { IncomingMessage, ServerResponse } from "node:http"
 import type { Readable } from "node:stream"
 import {
+  type BodyReadResult,
+  type EagerHttpHandler,
   type HttpHandler,
   type HttpHandlerOptions,
   type HttpRequest,
   type HttpResponse,
+  makeEagerHttpHandler,
   makeHttpHandler
 } from "@accord/core"
-import { bodyFullyReceived, nodeBodyNow, nodeRequestBodyReader } from "./body-reader.js"
+import { bodyFullyReceived, nodeRequestBodyReader, takeBodyNow } from "./body-reader.js"
 
 // What both Node adapters do to translate between a framework's request/response and the core's neutral ones.
 
@@ -36,9 +39,11 @@ export const requestQuery = (target: string): string => {
  * absolute-form target (`GET http://host/api/health HTTP/1.1`, RFC 9112 3.2.2) keeps only its path.
  */
 export const requestPath = (target: string): string => {
-  const end = target.search(/[?#]/)
+  let end = target.indexOf("?")
+  const fragment = target.indexOf("#")
+  if (fragment !== -1 && (end === -1 || fragment < end)) end = fragment
   const path = end === -1 ? target : target.slice(0, end)
-  if (path.startsWith("/")) return path
+  if (path.charCodeAt(0) === 0x2f /* / */) return path
   const authority = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/]*/.exec(path)
   return authority === null ? path : path.slice(authority[0].length) || "/"
 }
@@ -81,28 +86,56 @@ export const continueIfExpected = (request: IncomingMessage, response: ServerRes
 /**
  * The neutral request for a Node request. `body` is the stream to read when the framework hands over a different
  * one (Fastify's payload after the host's preParsing hooks); by default the request itself. `response`, when given,
- * is where `100 Continue` goes the first time the body is read (see `continueIfExpected`).
+ * is where `100 Continue` goes the first time the body is read (see `continueIfExpected`). `target`: the request
+ * target as the client sent it (Express strips its mount path from `url`, never from `originalUrl`). One object a
+ * request: the readers are its methods, the query is cut from the target only when the core reads it.
  */
+export class NodeHttpRequest implements HttpRequest {
+  readonly method: string
+  readonly path: string
+  readonly headers: HttpRequest["headers"]
+  readonly framedBody: boolean | undefined
+  readonly #request: IncomingMessage
+  readonly #body: Readable
+  readonly #response: ServerResponse | undefined
+  readonly #target: string
+
+  constructor(
+    request: IncomingMessage,
+    body: Readable = request,
+    response?: ServerResponse,
+    target = request.url ?? "/"
+  ) {
+    this.method = request.method ?? "GET"
+    this.path = requestPath(target)
+    this.headers = withEveryAuthorization(request)
+    this.framedBody = http2FramedBody(request)
+    this.#request = request
+    this.#body = body
+    this.#response = response
+    this.#target = target
+  }
+
+  get query(): string {
+    return requestQuery(this.#target)
+  }
+
+  readBody(limit: number): Promise<BodyReadResult> {
+    continueIfExpected(this.#request, this.#response)
+    return nodeRequestBodyReader(this.#request, this.#body)(limit)
+  }
+
+  readBodyNow(limit: number): BodyReadResult | undefined {
+    return takeBodyNow(this.#request, this.#body, limit)
+  }
+}
+
+/** The neutral request for a Node request (`NodeHttpRequest`), with `framedBody` only for HTTP/2. */
 export const toHttpRequest = (
   request: IncomingMessage,
   body: Readable = request,
   response?: ServerResponse
-): HttpRequest => {
-  const read = nodeRequestBodyReader(request, body)
-  const neutral: HttpRequest = {
-    method: request.method ?? "GET",
-    path: requestPath(request.url ?? "/"),
-    query: requestQuery(request.url ?? "/"),
-    headers: withEveryAuthorization(request),
-    readBody: (limit) => {
-      continueIfExpected(request, response)
-      return read(limit)
-    },
-    readBodyNow: nodeBodyNow(request, body)
-  }
-  const framedBody = http2FramedBody(request)
-  return framedBody === undefined ? neutral : { ...neutral, framedBody }
-}
+): HttpRequest => new NodeHttpRequest(request, body, response)
 
 /**
  * For a request of `node:http2`'s compatibility API (a host's `http2.createServer`, `Fastify({ http2: true })`):
@@ -133,3 +166,46 @@ export const closeIfBodyUnread = (request: IncomingMessage, response: ServerResp
  */
 export const responsePayload = (body: HttpResponse["body"]): string | Buffer | undefined =>
   body === undefined || typeof body === "string" ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength)
+
+/**
+ * Writes the core's answer on Node's response as every Node adapter sends it: its status, its headers in its order
+ * and spelling, then `content-length` for a body (none for a bodyless answer: a 204 has none, a HEAD carries GET's
+ * from the core), head and text body in one write. `writeHead` with the header list, never `setHeader` one at a
+ * time: Node then keeps no header map, and no framework adds, guesses or rewrites a header.
+ */
+export const writeNodeResponse = (request: IncomingMessage, response: ServerResponse, answer: HttpResponse): void => {
+  closeIfBodyUnread(request, response)
+  const headers = answer.headers
+  const head: Array<string> = []
+  for (const name in headers) head.push(name, headers[name] ?? "")
+  const payload = responsePayload(answer.body)
+  if (payload !== undefined) head.push("content-length", String(Buffer.byteLength(payload)))
+  response.writeHead(answer.status, head)
+  response.end(payload)
+}
+
+/** Relays one Node request to the core and writes its answer (`makeNodeRelay`). */
+export type NodeRelay = (request: IncomingMessage, response: ServerResponse, body?: Readable, target?: string) => void
+
+/**
+ * The core behind a Node server, writing its answers straight to Node's response (`writeNodeResponse`): what a
+ * framework's standalone server hands each request to once it has routed it. Started one microtask after the call,
+ * when Node has handed over the rest of the packet that brought the headers, so that a small body is taken without a
+ * wait (`readBodyNow`); an answer that waited for nothing is written in that same microtask, with no promise made.
+ * Should a host's callback throw, or writing fail, the connection is closed: there is no answer left to give.
+ */
+export const makeNodeRelay = (options: HttpHandlerOptions): NodeRelay => {
+  const handler: EagerHttpHandler = makeEagerHttpHandler(options)
+  return (request, response, body = request, target = request.url ?? "/") => {
+    queueMicrotask(() => {
+      try {
+        const answer = handler(new NodeHttpRequest(request, body, response, target))
+        if (answer instanceof Promise)
+          answer.then((awaited) => writeNodeResponse(request, response, awaited)).catch(() => response.destroy())
+        else writeNodeResponse(request, response, answer)
+      } catch {
+        response.destroy()
+      }
+    })
+  }
+}

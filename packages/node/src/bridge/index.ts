@@ -6,10 +6,14 @@ export {
   continueIfExpected,
   expectsContinue,
   makeNodeHttpHandler,
+  makeNodeRelay,
+  NodeHttpRequest,
+  type NodeRelay,
   requestPath,
   requestQuery,
   responsePayload,
-  toHttpRequest
+  toHttpRequest,
+  writeNodeResponse
 } from "./bridge.js"
 export {
   answeredTimeout,
@@ -17,5 +21,6 @@ export {
   markTimedOut,
   nodeBodyNow,
   nodeBodyReader,
-  nodeRequestBodyReader
+  nodeRequestBodyReader,
+  takeBodyNow
 } from "./body-reader.js"

@@ -89,7 +89,10 @@ export const DEFAULT_EVENTS_PAGE = 20
  * `limit`, a decimal integer from 1 to MAX_EVENTS_PAGE written without sign, leading zero or exponent.
  */
 export const EventsQuery = Schema.Struct({
-  after: Schema.optionalKey(Schema.String.check(Schema.isUUID(7))),
+  // Written as the store issued it (lower case: `isIssuedEventId`): a UUID's hex digits name it in either case.
+  after: Schema.optionalKey(
+    Schema.String.check(Schema.isUUID(7)).pipe(Schema.decode(SchemaTransformation.toLowerCase()))
+  ),
   limit: Schema.optionalKey(
     Schema.String.check(
       Schema.isPattern(/^[1-9][0-9]{0,2}$/),
@@ -180,7 +183,8 @@ export const userDocs: DocsOf<typeof userOperations> = {
       "The events of the caller's own changes (a preferences.updated or a payment_method.default_changed each), oldest first, the same envelopes the webhooks carry. A page holds `limit` events (1 to 100, default 20); `has_more` says whether a next page has some: ask for it with `after` set to the last id of this one. An `after` that is not one of the caller's events is 400 `invalid_cursor`; a query parameter not listed here, one sent twice, or a value out of bounds is 400 `invalid_query`. Needs a user credential (an application's is 403).",
     query: {
       after: {
-        description: "The id of the last event already read; the page starts after it. Absent: from the first.",
+        description:
+          "The id of the last event already read (its hex digits in either case); the page starts after it. Absent: from the first.",
         example: "019a4f6e-3c2b-7d40-9a1e-5f6b7c8d9e0f"
       },
       limit: { description: "How many events, 1 to 100. Default 20.", example: "20" }

@@ -5,6 +5,7 @@
 // Wire fields: the JSON forms of docs/api.md ("Precise rules") the domain's values do not have
 export { StrictBoolean } from "./wire/boolean.js"
 export { Timestamp, toTimestamp } from "./wire/timestamp.js"
+export { QueryInt } from "./wire/query-int.js"
 export { WireInt } from "./wire/wire-int.js"
 
 // Operations, one entry each in their areas: route, access, Schemas, declared errors; their bodies and views in wire

@@ -5,6 +5,7 @@ import { EventPage } from "../events.js"
 import { defineOperation, type DocsOf } from "../operation.js"
 import { StrictBoolean } from "../wire/boolean.js"
 import { Timestamp, toTimestamp } from "../wire/timestamp.js"
+import { QueryInt } from "../wire/query-int.js"
 import { WireInt } from "../wire/wire-int.js"
 
 // docs/api.md, "Update language preferences (PUT)", and its read.
@@ -93,17 +94,7 @@ export const EventsQuery = Schema.Struct({
   after: Schema.optionalKey(
     Schema.String.check(Schema.isUUID(7)).pipe(Schema.decode(SchemaTransformation.toLowerCase()))
   ),
-  limit: Schema.optionalKey(
-    Schema.String.check(
-      Schema.isPattern(/^[1-9][0-9]{0,2}$/),
-      describedAs({ description: `a decimal integer, 1 to ${MAX_EVENTS_PAGE}`, pattern: "^[1-9][0-9]{0,2}$" })
-    ).pipe(
-      Schema.decodeTo(
-        Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: MAX_EVENTS_PAGE })),
-        SchemaTransformation.numberFromString
-      )
-    )
-  )
+  limit: Schema.optionalKey(QueryInt(1, MAX_EVENTS_PAGE))
 }).annotate({ identifier: "EventsQuery" })
 export type EventsQuery = typeof EventsQuery.Type
 
@@ -187,7 +178,7 @@ export const userDocs: DocsOf<typeof userOperations> = {
           "The id of the last event already read (its hex digits in either case); the page starts after it. Absent: from the first.",
         example: "019a4f6e-3c2b-7d40-9a1e-5f6b7c8d9e0f"
       },
-      limit: { description: "How many events, 1 to 100. Default 20.", example: "20" }
+      limit: { description: "How many events, 1 to 100. Default 20.", example: 20 }
     },
     successExample: {
       data: [

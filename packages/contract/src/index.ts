@@ -71,6 +71,16 @@ export {
 export { PaymentMethodList, PaymentMethodView, SetDefaultBody, toPaymentMethodView } from "./operations/payments.js"
 export { HealthView } from "./operations/service.js"
 
+// Webhook signing secrets: the grammar of WEBHOOK_SECRET, which the server and verifyWebhook share (also the entry
+// @accord/contract/webhook-secrets)
+export {
+  MIN_WEBHOOK_KEY_BYTES,
+  parseWebhookSecrets,
+  WEBHOOK_SECRET_PREFIX,
+  WEBHOOK_SECRETS_RULE,
+  webhookKeyOf
+} from "./webhook-secrets.js"
+
 // Problems: every code with its status and texts; the order of checks and what each adds
 export {
   isProblemWithCode,

@@ -160,35 +160,31 @@ describe("the README's webhook receiver", () => {
     120_000
   )
 
-  it(
-    "prints the change the server delivers when the README's curl makes pm_2 the default",
-    async () => {
-      const receiver = start("sh", ["-c", RUN_RECEIVER], project, { WEBHOOK_SECRET: madeSecret, RECEIVER_PORT: "0" })
-      const [, port = ""] = await receiver.until(/listening on http:\/\/127\.0\.0\.1:(\d+)\n/)
-      // The server as built (the README's `npm start` builds first), with the README's flags and the same variable.
-      const server = start(
-        process.execPath,
-        [
-          "packages/server/bin/accord.js",
-          "--port",
-          "0",
-          "--seed",
-          "seed.json",
-          "--webhook-url",
-          `http://127.0.0.1:${port}/`
-        ],
-        repoRoot,
-        { WEBHOOK_SECRET: madeSecret }
-      )
-      const [, api = ""] = await server.until(/listening on (http:\/\/127\.0\.0\.1:\d+)\n/)
-      const put = await fetch(`${api}/api/payments/v1/payment-methods/pm_2/`, {
-        method: "PUT",
-        headers: { Authorization: "Bearer u1-demo-token-7f3c9a" }
-      })
-      expect(put.status).toBe(200)
-      await receiver.until(/users\/u_1: default pm_1 -> pm_2\n/)
-      await Promise.all([stop(server.child), stop(receiver.child)])
-    },
-    120_000
-  )
+  it("prints the change the server delivers when the README's curl makes pm_2 the default", async () => {
+    const receiver = start("sh", ["-c", RUN_RECEIVER], project, { WEBHOOK_SECRET: madeSecret, RECEIVER_PORT: "0" })
+    const [, port = ""] = await receiver.until(/listening on http:\/\/127\.0\.0\.1:(\d+)\n/)
+    // The server as built (the README's `npm start` builds first), with the README's flags and the same variable.
+    const server = start(
+      process.execPath,
+      [
+        "packages/server/bin/accord.js",
+        "--port",
+        "0",
+        "--seed",
+        "seed.json",
+        "--webhook-url",
+        `http://127.0.0.1:${port}/`
+      ],
+      repoRoot,
+      { WEBHOOK_SECRET: madeSecret }
+    )
+    const [, api = ""] = await server.until(/listening on (http:\/\/127\.0\.0\.1:\d+)\n/)
+    const put = await fetch(`${api}/api/payments/v1/payment-methods/pm_2/`, {
+      method: "PUT",
+      headers: { Authorization: "Bearer u1-demo-token-7f3c9a" }
+    })
+    expect(put.status).toBe(200)
+    await receiver.until(/users\/u_1: default pm_1 -> pm_2\n/)
+    await Promise.all([stop(server.child), stop(receiver.child)])
+  }, 120_000)
 })

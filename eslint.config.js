@@ -72,7 +72,7 @@ const clientForbidden = [
     message: "@accord/client is a client: no server framework or driver."
   },
   {
-    regex: "^@accord/(?!(contract|contract/routes|domain/values)$)",
+    regex: "^@accord/(?!(contract|contract/routes|contract/webhook-secrets|domain/values)$)",
     message:
       "@accord/client imports @accord/contract (and the values it is made of) only, never core, the domain's use cases and ports, or a Node or server package."
   }
@@ -80,7 +80,8 @@ const clientForbidden = [
 
 /**
  * The default client's files carry nothing of effect at run time (packages/client/README.md, "Bundle size"): the
- * contract's plain routes (`@accord/contract/routes`) at run time, its Schemas and effect as types only. The
+ * contract's plain entries (`@accord/contract/routes`, `@accord/contract/webhook-secrets`) at run time, its Schemas
+ * and effect as types only. The
  * Schema-checked client (validated.ts) and the Effect flavour (effect.ts) are entries of their own.
  */
 const lightClientForbidden = {

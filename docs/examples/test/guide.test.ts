@@ -15,6 +15,7 @@ const snippets = [
   "express-mount.ts",
   "hono-mount.ts",
   "server-cli.sh",
+  "host-test-dependencies.sh",
   "host.test.ts",
   "event-sink.ts"
 ]

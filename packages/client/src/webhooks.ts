@@ -2,6 +2,7 @@
 // Deno, Workers, browsers), under the Standard Webhooks specification. An entry of its own, so that the default
 // client's bundle does not carry it (README, "Bundle size").
 import type { AccordEvent } from "@accord/contract"
+import { parseWebhookSecrets, WEBHOOK_SECRETS_RULE } from "@accord/contract/webhook-secrets"
 
 export type { AccordEvent, EventType } from "@accord/contract"
 
@@ -13,7 +14,7 @@ export type WebhookFailure =
   | "timestamp"
   /** No signature is the body's under any of the secrets. */
   | "signature"
-  /** A secret is not `whsec_` and base64. */
+  /** A secret is not as the server takes it in `WEBHOOK_SECRET` (`parseWebhookSecrets`). */
   | "secret"
   /** Signed, but not a JSON event. */
   | "body"
@@ -65,17 +66,22 @@ const sameBytes = (a: Uint8Array, b: Uint8Array): boolean => {
 const encoder = new TextEncoder()
 const decoder = new TextDecoder("utf-8", { fatal: true })
 
-const keyOf = (secret: string): ReturnType<typeof crypto.subtle.importKey> => {
-  const bytes = secret.startsWith("whsec_") ? base64Bytes(secret.slice("whsec_".length)) : undefined
-  if (bytes === undefined || bytes.length === 0)
-    throw new WebhookVerificationError("secret", "A webhook secret is `whsec_` followed by base64.")
-  return crypto.subtle.importKey("raw", bytes, { name: "HMAC", hash: "SHA-256" }, false, ["sign"])
-}
+/** The keys of `secret`, each text read as the server reads `WEBHOOK_SECRET`: the grammar is the contract's. */
+const keysOf = (secret: string | ReadonlyArray<string>): ReadonlyArray<Uint8Array<ArrayBuffer>> =>
+  (typeof secret === "string" ? [secret] : secret).flatMap((text) => {
+    const keys = parseWebhookSecrets(text)
+    if (keys === undefined) throw new WebhookVerificationError("secret", `The webhook secret ${WEBHOOK_SECRETS_RULE}.`)
+    return keys
+  })
+
+const importKey = (key: Uint8Array<ArrayBuffer>): ReturnType<typeof crypto.subtle.importKey> =>
+  crypto.subtle.importKey("raw", key, { name: "HMAC", hash: "SHA-256" }, false, ["sign"])
 
 /**
- * Checks a webhook Accord sent and returns its event, typed by `type`. `secret` is the endpoint's `whsec_` secret, or
- * several during a rotation (any one may have signed it); `body` is the request's body exactly as received (its bytes
- * or their text), never a re-serialised JSON. Rejects with a `WebhookVerificationError` when a header is missing, the
+ * Checks a webhook Accord sent and returns its event, typed by `type`. `secret` is the endpoint's secret as the server
+ * has it in `WEBHOOK_SECRET`: one `whsec_` secret, or several separated by spaces during a rotation (any one may have
+ * signed it), given as that one text or as a list of such texts; `body` is the request's body exactly as received
+ * (its bytes or their text), never a re-serialised JSON. Rejects with a `WebhookVerificationError` when a header is missing, the
  * timestamp is further from now than the tolerance, or no signature matches: then nothing of the request may be used.
  * Deduplicate by the event's `id` (the `webhook-id`): delivery is at least once.
  */
@@ -104,7 +110,7 @@ export const verifyWebhook = async (
     if (signature !== undefined) given.push(signature)
   }
   let verified = false
-  for (const key of await Promise.all((typeof secret === "string" ? [secret] : secret).map(keyOf))) {
+  for (const key of await Promise.all(keysOf(secret).map(importKey))) {
     const expected = new Uint8Array(await crypto.subtle.sign("HMAC", key, signed))
     // Every signature against every secret, none skipped once one matched.
     for (const signature of given) if (sameBytes(signature, expected)) verified = true

@@ -41,9 +41,10 @@ describe("lint: packages/client/src", () => {
     expect(
       await ruleIdsFor(
         'import { OPERATION_ROUTES } from "@accord/contract/routes"\n' +
+          'import { parseWebhookSecrets } from "@accord/contract/webhook-secrets"\n' +
           'import type { Operations } from "@accord/contract"\nimport type { Effect } from "effect"\n' +
           "export type Both = [Operations, Effect.Effect<void>]\n" +
-          "export const value = [OPERATION_ROUTES, fetch, Request, new TextEncoder()]\n"
+          "export const value = [OPERATION_ROUTES, parseWebhookSecrets, fetch, Request, new TextEncoder()]\n"
       )
     ).toStrictEqual([])
   })

@@ -5,6 +5,7 @@
 // Wire fields: the JSON forms of docs/api.md ("Precise rules") the domain's values do not have
 export { StrictBoolean } from "./wire/boolean.js"
 export { Timestamp, toTimestamp } from "./wire/timestamp.js"
+export { QueryInt } from "./wire/query-int.js"
 export { WireInt } from "./wire/wire-int.js"
 
 // Operations, one entry each in their areas: route, access, Schemas, declared errors; their bodies and views in wire
@@ -69,6 +70,16 @@ export {
 } from "./operations/users.js"
 export { PaymentMethodList, PaymentMethodView, SetDefaultBody, toPaymentMethodView } from "./operations/payments.js"
 export { HealthView } from "./operations/service.js"
+
+// Webhook signing secrets: the grammar of WEBHOOK_SECRET, which the server and verifyWebhook share (also the entry
+// @accord/contract/webhook-secrets)
+export {
+  MIN_WEBHOOK_KEY_BYTES,
+  parseWebhookSecrets,
+  WEBHOOK_SECRET_PREFIX,
+  WEBHOOK_SECRETS_RULE,
+  webhookKeyOf
+} from "./webhook-secrets.js"
 
 // Problems: every code with its status and texts; the order of checks and what each adds
 export {

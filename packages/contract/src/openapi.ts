@@ -1,4 +1,4 @@
-import { JsonSchema, type Schema, SchemaRepresentation } from "effect"
+import { JsonSchema, type Schema, SchemaAST, SchemaRepresentation } from "effect"
 import { answerHeadersOf, errorStatusesOf, LATER_ANSWERS_CARRY, problemCodesOf, readHeadersOf } from "./checks.js"
 import { PROBLEM_EXAMPLES, validationProblemExample } from "./examples.js"
 import type { ErasedOperationDocs, Operation, OperationTag } from "./operation.js"
@@ -155,12 +155,17 @@ export const makeOpenApiDocument = (options: { readonly serverUrl: string }): Js
   )
   const definitions = compiled.definitions
   const schemaOf = (schema: Schema.Top): JsonSchema.JsonSchema => compiled.schemas[named.indexOf(schema)] ?? {}
-  /** A path or query parameter's schema, written out in place (a parameter is plain text, not a shared definition). */
+  /**
+   * A path or query parameter's schema, written out in place (a parameter is plain text, not a shared definition). A
+   * query parameter by its decoded side: its text is the value as a client writes it (OpenAPI's `form` style), so a
+   * `QueryInt` is `type: integer` with its bounds, which a generated client types as a number.
+   */
   const parameterSchema = (operation: Operation, where: "params" | "query", name: string): JsonSchema.JsonSchema => {
     const field = operation[where]?.fields[name]
     if (field === undefined) throw new Error(`${operation.operationId}: the parameter ${name} has no Schema`)
+    const ast = where === "query" ? SchemaAST.toType(field.ast) : field.ast
     const single = JsonSchema.toMultiDocumentOpenApi3_1(
-      SchemaRepresentation.toJsonSchemaMultiDocument(SchemaRepresentation.toRepresentations([field.ast] as [never]))
+      SchemaRepresentation.toJsonSchemaMultiDocument(SchemaRepresentation.toRepresentations([ast] as [never]))
     )
     const schema = single.schemas[0] ?? {}
     const ref = typeof schema["$ref"] === "string" ? schema["$ref"].split("/").at(-1) : undefined

@@ -196,10 +196,10 @@ export const defineOperation = <
  */
 export type OperationTag = "plans" | "users" | "payments" | "service"
 
-/** An operation's path parameter, as a person reads it (OpenAPI). */
-export interface ParameterDocs {
+/** An operation's path or query parameter, as a person reads it (OpenAPI); its example is a decoded value. */
+export interface ParameterDocs<A = string> {
   readonly description: string
-  readonly example: string
+  readonly example: A
 }
 
 /** An operation that reads a body: a request its fields refuse, and the `errors` of the 400 it gets. */
@@ -210,7 +210,7 @@ export interface ValidationExample {
 
 /** Each query parameter of an operation that reads some, by name. */
 type QueryDocs<O extends TypedOperation> = O["query"] extends QuerySchema
-  ? { readonly query: { readonly [K in keyof O["query"]["fields"]]: ParameterDocs } }
+  ? { readonly query: { readonly [K in keyof O["query"]["fields"]]: ParameterDocs<O["query"]["fields"][K]["Type"]> } }
   : { readonly query?: never }
 
 /** Each path parameter of an operation that has some, by name. */
@@ -253,7 +253,7 @@ export interface ErasedOperationDocs {
   readonly description: string
   readonly successExample: unknown
   readonly params?: Readonly<Record<string, ParameterDocs>>
-  readonly query?: Readonly<Record<string, ParameterDocs>>
+  readonly query?: Readonly<Record<string, ParameterDocs<unknown>>>
   readonly requestExample?: unknown
   readonly validationExample?: ValidationExample
 }

@@ -30,3 +30,13 @@ export const newEventId = (now: number = Date.now()): string => {
   // and 62 random bits, what a v7 has there too.
   return `${timePrefix}${(0x7000 | counter).toString(16)}-${crypto.randomUUID().slice(19)}`
 }
+
+/** The hyphenated lower-case form of a UUID: what `newEventId` writes and PostgreSQL's `uuid` reads back. */
+const ISSUED_FORM = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
+/**
+ * Whether `text` is written as a store issues an event id. A cursor is compared in this form only (`EventStore`), so
+ * that another spelling of the same UUID (upper case, braces, no hyphens), which PostgreSQL's `uuid` input reads, is
+ * no cursor on any store; the API's edge writes a cursor so before any store sees it (`EventsQuery`).
+ */
+export const isIssuedEventId = (text: string): boolean => ISSUED_FORM.test(text)

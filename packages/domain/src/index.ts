@@ -68,7 +68,7 @@ export {
   type PreferencesUpdated,
   type RecordedEvent
 } from "./events.js"
-export { newEventId } from "./event-id.js"
+export { isIssuedEventId, newEventId } from "./event-id.js"
 
 // Errors: tagged, without HTTP (the contract gives each tag its statuses and problem codes)
 export {

@@ -20,23 +20,6 @@ import type { AccordMetrics } from "./metrics.js"
 /** The most of a receiver's answer read: its status decides, its body is only drained (and then not all of it). */
 export const MAX_ANSWER_BYTES = 4096
 
-/** A webhook secret: `whsec_` and the key in base64 (Standard Webhooks). */
-const WHSEC = /^whsec_([A-Za-z0-9+/]+={0,2})$/
-
-/**
- * The keys of `WEBHOOK_SECRET`: one `whsec_` secret, or several separated by spaces during a rotation (each delivery
- * is then signed with every one). Undefined when one of them is not a secret's form; never echoes them.
- */
-export const parseWebhookSecrets = (text: string): ReadonlyArray<Buffer> | undefined => {
-  const keys = text
-    .trim()
-    .split(/\s+/)
-    .map((secret) => WHSEC.exec(secret)?.[1])
-  if (keys.length === 0 || keys.some((key) => key === undefined)) return undefined
-  const decoded = keys.map((key) => Buffer.from(key ?? "", "base64"))
-  return decoded.some((key) => key.length < 16) ? undefined : decoded
-}
-
 /** `webhook-signature`: `v1,<base64 HMAC-SHA256 of id.timestamp.body>` under each key, space-separated. */
 export const signWebhook = (
   keys: ReadonlyArray<Uint8Array>,

@@ -14,6 +14,7 @@ import {
   textSchema,
   wholeNumberSchema
 } from "@accord/cli-options"
+import { parseWebhookSecrets, WEBHOOK_SECRETS_RULE } from "@accord/contract/webhook-secrets"
 import { DEFAULT_BODY_LIMIT, DEFAULT_MAX_PATH_LENGTH } from "@accord/core"
 import { DEFAULT_CLOCK_TOLERANCE_SECONDS } from "@accord/auth-jwt"
 import { DEFAULT_SCRYPT_MAX_CONCURRENT, DEFAULT_SCRYPT_MAX_QUEUED, productionScryptCost } from "@accord/node/scrypt"
@@ -449,13 +450,10 @@ export const serverOptions = {
   webhookSecret: option({
     group: group.events,
     env: "WEBHOOK_SECRET",
-    type: redacted(
-      text("SECRETS", "must be whsec_ secrets (base64, 16 bytes or more), separated by spaces", (value) =>
-        /^\s*whsec_[A-Za-z0-9+/]+={0,2}(\s+whsec_[A-Za-z0-9+/]+={0,2})*\s*$/.test(value)
-      )
-    ),
+    // The grammar verifyWebhook reads too (@accord/contract/webhook-secrets): decoded here, once, to the keys.
+    type: redacted(fromParse("SECRETS", WEBHOOK_SECRETS_RULE, parseWebhookSecrets)),
     secret: true,
-    help: "the webhooks' `whsec_` signing secret, several separated by spaces during a rotation (each delivery is signed with every one); required with `--webhook-url`"
+    help: 'the webhooks\' `whsec_` signing secret (base64 of 16 bytes or more: `"whsec_$(openssl rand -base64 32)"` makes one), several separated by spaces during a rotation (each delivery is signed with every one); required with `--webhook-url`'
   }),
   webhookConnectTimeoutMs: option({
     group: group.events,

@@ -3,6 +3,7 @@ import { execFileSync, spawn } from "node:child_process"
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { delimiter, dirname, join } from "node:path"
+import { stripVTControlCharacters } from "node:util"
 import { repoRoot } from "./cli-helpers.js"
 
 /**
@@ -172,6 +173,31 @@ describe(`the public packages (${publicPackages.length}) packed and installed ou
     expect(listed.data.map((method) => method.id)).toEqual(["pm_1", "pm_2"])
     expect((await host.stop()).code).toBe(0)
   })
+
+  it("the guide's allowScripts leaves no install script of the tarballs undecided (npm 11's install-scripts)", () => {
+    const host = JSON.parse(readFileSync(join(app(), "package.json"), "utf8")) as { allowScripts?: unknown }
+    expect(host.allowScripts).toEqual({ node: true, "@scarf/scarf": false })
+    const npmMajor = Number(execFileSync("npm", ["--version"], { cwd: app(), env, encoding: "utf8" }).split(".")[0])
+    // npm 10 has no install-scripts command: it runs every script, and ignores the field.
+    if (npmMajor >= 11)
+      expect(execFileSync("npm", ["install-scripts", "ls"], { cwd: app(), env, encoding: "utf8" })).toContain(
+        "No packages with unreviewed install scripts"
+      )
+  })
+
+  it("the guide's host test runs as printed, on the test dependencies the guide installs", () => {
+    const testing = guide.slice(
+      guide.indexOf("## Testing a host"),
+      guide.indexOf("\n## ", guide.indexOf("## Testing a host"))
+    )
+    const [dependencies = ""] = [...testing.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((block) => block[1] ?? "")
+    execFileSync("sh", ["-e", "-c", dependencies], { cwd: app(), env, encoding: "utf8", stdio: "pipe" })
+    // npm ls exits 1 on a peer dependency out of its range (a vitest @effect/vitest refuses).
+    execFileSync("npm", ["ls", "vitest", "@effect/vitest"], { cwd: app(), env, encoding: "utf8" })
+    copyFileSync(join(repoRoot, "docs/examples/host.test.ts"), join(app(), "host.test.ts"))
+    const run = execFileSync("npx", ["vitest", "run", "host.test.ts"], { cwd: app(), env, encoding: "utf8" })
+    expect(stripVTControlCharacters(run)).toMatch(/Tests\s+1 passed \(1\)/)
+  }, 300_000)
 
   it("the client's README example runs as printed and prints what it says", () => {
     const readme = readFileSync(join(repoRoot, "packages/client/README.md"), "utf8")

@@ -4,6 +4,7 @@ import {
   type DomainEvent,
   Email,
   EventStore,
+  isIssuedEventId,
   LanguageTag,
   newEventId,
   ownerOf,
@@ -12,6 +13,7 @@ import {
   subjectOf,
   TimezoneOffset,
   UnknownCursor,
+  type Unavailable,
   UserId
 } from "@accord/domain"
 import { queryRows, type SqlExecutor } from "./sql-executor.js"
@@ -105,20 +107,32 @@ const countRows = queryRows(
 )
 const unknownCursor = new UnknownCursor()
 
+/**
+ * Where the cursor `after` stands (0 without one): what `query` reads for the id `$1` and `params` after it. A text
+ * that is no id as issued is no cursor (EventStore), never cast: `::uuid` would read other spellings of it too.
+ */
+const cursorPosition = (
+  sql: SqlExecutor,
+  after: string | undefined,
+  query: string,
+  params: ReadonlyArray<unknown>
+): Effect.Effect<number, UnknownCursor | Unavailable> =>
+  after === undefined
+    ? Effect.succeed(0)
+    : !isIssuedEventId(after)
+      ? Effect.fail(unknownCursor)
+      : Effect.flatMap(positionRows(sql, query, [after, ...params]), ([row]) =>
+          row === undefined ? Effect.fail(unknownCursor) : Effect.succeed(row.position)
+        )
+
 export const makeEventStore = (sql: SqlExecutor) =>
   EventStore.of({
     // A user's events share their subject (`users/<id>`): its sequence orders them.
     listByOwner: (owner, after, limit) =>
       Effect.flatMap(
-        after === undefined
-          ? Effect.succeed(0)
-          : Effect.flatMap(
-              positionRows(sql, "SELECT sequence AS position FROM events WHERE id = $1::uuid AND owner = $2", [
-                after,
-                owner
-              ]),
-              ([row]) => (row === undefined ? Effect.fail(unknownCursor) : Effect.succeed(row.position))
-            ),
+        cursorPosition(sql, after, "SELECT sequence AS position FROM events WHERE id = $1::uuid AND owner = $2", [
+          owner
+        ]),
         (sequence) =>
           Effect.map(
             eventRows(
@@ -130,20 +144,14 @@ export const makeEventStore = (sql: SqlExecutor) =>
           )
       ),
     list: (after, limit) =>
-      Effect.flatMap(
-        after === undefined
-          ? Effect.succeed(0)
-          : Effect.flatMap(positionRows(sql, "SELECT position FROM events WHERE id = $1::uuid", [after]), ([row]) =>
-              row === undefined ? Effect.fail(unknownCursor) : Effect.succeed(row.position)
-            ),
-        (position) =>
-          Effect.map(
-            eventRows(sql, `SELECT ${COLUMNS} FROM events WHERE position > $1 ORDER BY position LIMIT $2`, [
-              position,
-              limit
-            ]),
-            (rows) => rows.map(toRecorded)
-          )
+      Effect.flatMap(cursorPosition(sql, after, "SELECT position FROM events WHERE id = $1::uuid", []), (position) =>
+        Effect.map(
+          eventRows(sql, `SELECT ${COLUMNS} FROM events WHERE position > $1 ORDER BY position LIMIT $2`, [
+            position,
+            limit
+          ]),
+          (rows) => rows.map(toRecorded)
+        )
       ),
     // One deliverer a row at a time, across processes: the rows another holds (its lock, or its lease) are skipped.
     claimDue: (now, leaseUntil, limit) =>

@@ -621,6 +621,32 @@ export const runStoreContract = (name: string, storeLayer: Layer.Layer<StoreServ
         })
       )
 
+      // One rule on every store (EventStore): a cursor is an id exactly as the store issued it. PostgreSQL's uuid
+      // type reads other spellings of the same UUID (upper case, braces, no hyphens): not a cursor here either.
+      it.effect("a cursor is the id as issued: another spelling of it, or no id at all, is UnknownCursor", () =>
+        Effect.gen(function* () {
+          const { userId, ids } = yield* seedUserWithMethods(2)
+          for (const [index, id] of ids.entries()) yield* setDefault(userId, id, at(20 + index))
+          const id = nth(yield* ownEvents(userId), 0).id
+          expect(yield* ownEvents(userId, id)).toHaveLength(1)
+          const spellings = [
+            id.toUpperCase(),
+            `${id.slice(0, 9)}${id.slice(9, 13).toUpperCase()}${id.slice(13)}`,
+            `{${id}}`,
+            id.replaceAll("-", ""),
+            ` ${id}`,
+            `${id}\n`,
+            "not-an-id",
+            ""
+          ]
+          for (const after of spellings) {
+            expect(yield* Effect.flip(ownEvents(userId, after)), JSON.stringify(after)).toBeInstanceOf(UnknownCursor)
+            const all = yield* EventStore
+            expect(yield* Effect.flip(all.list(after, 1)), JSON.stringify(after)).toBeInstanceOf(UnknownCursor)
+          }
+        })
+      )
+
       it.effect("concurrent changes of one user number their events without a gap or a repeat", () =>
         Effect.gen(function* () {
           const { userId, ids } = yield* seedUserWithMethods(4)

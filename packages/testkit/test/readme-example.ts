@@ -18,8 +18,11 @@ try {
   const preferences = await kit.runtime.runPromise(adoptBrowserLanguage(signedIn.userId, "pt-br,en;q=0.8"))
   console.log(signedIn.userId, preferences.language)
   console.log(kit.paymentMethods.map((method) => method.id))
+  // The events the change recorded, as a webhook or the feed carries them.
+  console.log((await kit.events()).map((event) => `${event.type} ${event.subject}`))
 } finally {
   await kit.dispose()
 }
 // u_1 pt-BR
 // [ 'pm_1', 'pm_2' ]
+// [ 'preferences.updated users/u_1' ]

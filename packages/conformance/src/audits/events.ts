@@ -133,7 +133,8 @@ export const eventAudits: ReadonlyArray<Audit> = [
   audit({
     id: "ACC-events-pages",
     level: "MUST",
-    title: "pages: limit bounds a page, has_more says whether the next one has events, after continues from an id",
+    title:
+      "pages: limit bounds a page, has_more says whether the next one has events, after continues from an id (its hex digits in either case)",
     operations: ["listEvents"],
     run: async (t) => {
       const user = t.userToken
@@ -149,12 +150,17 @@ export const eventAudits: ReadonlyArray<Audit> = [
         "?limit=1: the first event"
       )
       equal(one.hasMore, true, "?limit=1: has_more")
-      const next = expectPage("after the first", await getEvents(t, user, `?after=${first?.id ?? ""}&limit=1`))
+      const nextAnswer = await getEvents(t, user, `?after=${first?.id ?? ""}&limit=1`)
+      const next = expectPage("after the first", nextAnswer)
       equal(
         next.data.map((event) => event.id),
         [second?.id],
         "after the first: the second"
       )
+      // An id is a UUID, whose hex digits name it in either case (RFC 9562): the same page, on every store.
+      const upper = await getEvents(t, user, `?after=${(first?.id ?? "").toUpperCase()}&limit=1`)
+      expectPage("after the first, in upper case", upper)
+      equal(text(upper), text(nextAnswer), "after the first in upper case: the same page, byte for byte")
       const end = expectPage("after the last", await getEvents(t, user, `?after=${all.at(-1)?.id ?? ""}`))
       equal(end.data, [], "after the last: no event")
       equal(end.hasMore, false, "after the last: has_more false")

@@ -5,6 +5,7 @@ import { EventPage } from "../events.js"
 import { defineOperation, type DocsOf } from "../operation.js"
 import { StrictBoolean } from "../wire/boolean.js"
 import { Timestamp, toTimestamp } from "../wire/timestamp.js"
+import { QueryInt } from "../wire/query-int.js"
 import { WireInt } from "../wire/wire-int.js"
 
 // docs/api.md, "Update language preferences (PUT)", and its read.
@@ -89,18 +90,11 @@ export const DEFAULT_EVENTS_PAGE = 20
  * `limit`, a decimal integer from 1 to MAX_EVENTS_PAGE written without sign, leading zero or exponent.
  */
 export const EventsQuery = Schema.Struct({
-  after: Schema.optionalKey(Schema.String.check(Schema.isUUID(7))),
-  limit: Schema.optionalKey(
-    Schema.String.check(
-      Schema.isPattern(/^[1-9][0-9]{0,2}$/),
-      describedAs({ description: `a decimal integer, 1 to ${MAX_EVENTS_PAGE}`, pattern: "^[1-9][0-9]{0,2}$" })
-    ).pipe(
-      Schema.decodeTo(
-        Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: MAX_EVENTS_PAGE })),
-        SchemaTransformation.numberFromString
-      )
-    )
-  )
+  // Written as the store issued it (lower case: `isIssuedEventId`): a UUID's hex digits name it in either case.
+  after: Schema.optionalKey(
+    Schema.String.check(Schema.isUUID(7)).pipe(Schema.decode(SchemaTransformation.toLowerCase()))
+  ),
+  limit: Schema.optionalKey(QueryInt(1, MAX_EVENTS_PAGE))
 }).annotate({ identifier: "EventsQuery" })
 export type EventsQuery = typeof EventsQuery.Type
 
@@ -180,10 +174,11 @@ export const userDocs: DocsOf<typeof userOperations> = {
       "The events of the caller's own changes (a preferences.updated or a payment_method.default_changed each), oldest first, the same envelopes the webhooks carry. A page holds `limit` events (1 to 100, default 20); `has_more` says whether a next page has some: ask for it with `after` set to the last id of this one. An `after` that is not one of the caller's events is 400 `invalid_cursor`; a query parameter not listed here, one sent twice, or a value out of bounds is 400 `invalid_query`. Needs a user credential (an application's is 403).",
     query: {
       after: {
-        description: "The id of the last event already read; the page starts after it. Absent: from the first.",
+        description:
+          "The id of the last event already read (its hex digits in either case); the page starts after it. Absent: from the first.",
         example: "019a4f6e-3c2b-7d40-9a1e-5f6b7c8d9e0f"
       },
-      limit: { description: "How many events, 1 to 100. Default 20.", example: "20" }
+      limit: { description: "How many events, 1 to 100. Default 20.", example: 20 }
     },
     successExample: {
       data: [

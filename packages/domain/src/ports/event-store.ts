@@ -33,14 +33,15 @@ export class EventStore extends Context.Service<
   {
     /**
      * The events of `owner`, oldest first: after the event `after` (undefined: from the first), at most `limit`.
-     * UnknownCursor when `after` is not one of `owner`'s events.
+     * UnknownCursor when `after` is not one of `owner`'s events' ids exactly as issued (`isIssuedEventId`): another
+     * spelling of the same UUID is none.
      */
     readonly listByOwner: (
       owner: UserId,
       after: string | undefined,
       limit: number
     ) => Effect.Effect<ReadonlyArray<RecordedEvent>, UnknownCursor | Unavailable>
-    /** Every event, in the order they were recorded, after `after` (undefined: from the first), at most `limit`. */
+    /** Every event, in the order they were recorded, after `after` (as `listByOwner` takes it), at most `limit`. */
     readonly list: (
       after: string | undefined,
       limit: number

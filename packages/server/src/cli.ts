@@ -5,6 +5,7 @@ import { isClusterWorker, reportListening, runPrimary, type PrimaryService } fro
 import { ConfigError, parseConfig, usage } from "./config.js"
 import { sharedStderr } from "./buffered-log.js"
 import { createLogger, flushLogger, logRepeatedSignal } from "./logger.js"
+import { shellParentWarning } from "./shell-parent.js"
 import type { RunningAccord } from "./start.js"
 
 /** Start failures are for a person at a terminal: plain text on stderr, no stack. */
@@ -75,7 +76,11 @@ const main = async (): Promise<void> => {
   process.on("uncaughtException", crash("uncaught exception"))
   process.on("unhandledRejection", crash("unhandled rejection"))
   // Once per start: a cluster's workers parse the same command line as their primary.
-  if (!isClusterWorker()) for (const warning of parsed.warnings) logger.warn(warning)
+  if (!isClusterWorker()) {
+    for (const warning of parsed.warnings) logger.warn(warning)
+    const shellParent = shellParentWarning()
+    if (shellParent !== undefined) logger.warn(shellParent.fields, shellParent.message)
+  }
 
   if (primary) {
     // Cluster-wide services, started once here before any worker: the memory rate limit the workers share, and the

@@ -123,31 +123,35 @@ const hosts = {
   }
 } satisfies Record<string, (url: string) => Promise<string>>
 
-const cases = Object.keys(hosts).flatMap((workspace) => [
+const cases = (Object.keys(hosts) as Array<keyof typeof hosts>).flatMap((workspace) => [
   [workspace, "SIGINT", "the process group"] as const,
   [workspace, "SIGTERM", "npm alone"] as const
 ])
 
 describe.concurrent("the guide's `npm start -w` for the example hosts", () => {
-  it.for(cases)("`npm start -w %s`: %s to %s drains the upload in flight, exit 0", async ([workspace, signal, route]) => {
-    const npm = npmStart(workspace)
-    const pgid = npm.pid as number
-    try {
-      const exited = new Promise<number | null>((resolve) => npm.once("exit", (code) => resolve(code)))
-      const url = await listening(npm)
-      const upload = await startUpload(url, await hosts[workspace](url))
-      process.kill(route === "the process group" ? -pgid : pgid, signal)
-      await refusing(url)
-      // npm's copy of the group's signal comes within milliseconds: past the window, whatever was coming has come.
-      await delay(SIGNAL_REPEAT_WINDOW_MS)
-      upload.finish()
-      const wire = await upload.closed
-      expect(upload.error()).toBeUndefined()
-      expect(wire).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 OK\r\n[\s\S]*"timezone":60/)
-      expect(await exited).toBe(0)
-      expect(isRunning(-pgid), "a process of npm's group is still running").toBe(false)
-    } finally {
-      if (isRunning(-pgid)) process.kill(-pgid, "SIGKILL")
+  it.for(cases)(
+    "`npm start -w %s`: %s to %s drains the upload in flight, exit 0",
+    { timeout: 120_000 },
+    async ([workspace, signal, route]) => {
+      const npm = npmStart(workspace)
+      const pgid = npm.pid as number
+      try {
+        const exited = new Promise<number | null>((resolve) => npm.once("exit", (code) => resolve(code)))
+        const url = await listening(npm)
+        const upload = await startUpload(url, await hosts[workspace](url))
+        process.kill(route === "the process group" ? -pgid : pgid, signal)
+        await refusing(url)
+        // npm's copy of the group's signal comes within milliseconds: past the window, whatever was coming has come.
+        await delay(SIGNAL_REPEAT_WINDOW_MS)
+        upload.finish()
+        const wire = await upload.closed
+        expect(upload.error()).toBeUndefined()
+        expect(wire).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 OK\r\n[\s\S]*"timezone":60/)
+        expect(await exited).toBe(0)
+        expect(isRunning(-pgid), "a process of npm's group is still running").toBe(false)
+      } finally {
+        if (isRunning(-pgid)) process.kill(-pgid, "SIGKILL")
+      }
     }
-  }, 120_000)
+  )
 })

@@ -26,8 +26,7 @@ export const shellParentWarning = (
   env: NodeJS.ProcessEnv = process.env,
   parent: () => string | undefined = parentName
 ):
-  | { readonly fields: { readonly parent: string; readonly npmEvent: string }; readonly message: string }
-  | undefined => {
+  { readonly fields: { readonly parent: string; readonly npmEvent: string }; readonly message: string } | undefined => {
   const npmEvent = env["npm_lifecycle_event"]
   if (npmEvent === undefined || npmEvent === "") return undefined
   const name = parent()
@@ -36,6 +35,6 @@ export const shellParentWarning = (
     fields: { parent: name, npmEvent },
     message:
       "npm started this server through a shell, which passes no signal on: SIGTERM or SIGINT sent to npm will not " +
-      "reach it; put exec before the command (npx -c 'exec accord ...', \"start\": \"exec accord ...\")"
+      'reach it; put exec before the command (npx -c \'exec accord ...\', "start": "exec accord ...")'
   }
 }

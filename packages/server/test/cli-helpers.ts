@@ -152,8 +152,11 @@ export interface SpawnOptions {
 }
 
 /** Spawns `node packages/server/dist/main.js` with cheap scrypt cost and nothing inherited from the option variables. */
-export const spawnCli = (args: ReadonlyArray<string>, env: Record<string, string> = {}, options: SpawnOptions = {}): Cli =>
-  spawnCommand(process.execPath, [mainJs, ...args], env, options)
+export const spawnCli = (
+  args: ReadonlyArray<string>,
+  env: Record<string, string> = {},
+  options: SpawnOptions = {}
+): Cli => spawnCommand(process.execPath, [mainJs, ...args], env, options)
 
 /**
  * npm's command line as the test's own npm runs (`npm_execpath`, on the Node.js that runs the test), else the `npm`
@@ -176,7 +179,7 @@ export const spawnNpmStart = (
   options: SpawnOptions & { readonly silent?: boolean } = {}
 ): Cli => {
   const [npm, ...npmArgs] = npmCommand("npm")
-  const silent = options.silent ?? true ? ["--silent"] : []
+  const silent = (options.silent ?? true) ? ["--silent"] : []
   return spawnCommand(npm, [...npmArgs, "start", ...silent, "--", ...args], env, options)
 }
 

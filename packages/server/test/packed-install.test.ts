@@ -3,8 +3,15 @@ import { execFileSync, spawn } from "node:child_process"
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { delimiter, dirname, join } from "node:path"
-import { npmCommand, repoRoot, spawnCommand, testSeed } from "./cli-helpers.js"
-import { drainsOnSignal, killStartedGroups, shellParentMessage, signalMatrix, spawnNpx, type ServerCommand } from "./run-commands.js"
+import { repoRoot, testSeed } from "./cli-helpers.js"
+import {
+  drainsOnSignal,
+  installedCommands,
+  killStartedGroups,
+  shellParentMessage,
+  signalMatrix,
+  spawnNpx
+} from "./run-commands.js"
 
 /**
  * What a project outside this repository gets, by the commands docs/embedding.md prints under "Installing": every
@@ -195,51 +202,30 @@ describe(`the public packages (${publicPackages.length}) packed and installed ou
   })
 })
 
-/** The commands README ("Deploying") prints to run the server in a project that installed the packages. */
-const installedCommands: ReadonlyArray<ServerCommand> = [
-  {
-    printed: "npx -c 'exec accord ARGS'",
-    wrapper: true,
-    spawn: (args, options) =>
-      spawnNpx(["-c", `exec accord ${args.map((arg) => `'${arg}'`).join(" ")}`], { PATH: env.PATH ?? "" }, {
-        ...options,
-        cwd: app()
-      })
-  },
-  {
-    printed: '"start": "exec accord", npm start -- ARGS',
-    wrapper: true,
-    spawn: (args, options) => {
-      const [npm, ...npmArgs] = npmCommand("npm")
-      return spawnCommand(npm, [...npmArgs, "start", "--silent", "--", ...args], { PATH: env.PATH ?? "" }, {
-        ...options,
-        cwd: app()
-      })
-    }
+describe.concurrent(
+  "the installed `accord` as README prints it x every signal route: uploads in flight answered, exit 0",
+  () => {
+    it.for(signalMatrix(installedCommands(app, { PATH: env.PATH ?? "" })))(
+      "`%s`: %s to %s",
+      { timeout: 120_000 },
+      ([, , , { command, route, signal }]) => drainsOnSignal(command, route, signal, join(app(), "test-seed.json"))
+    )
+
+    // npm runs `npx accord` in `sh -c`, and the shell stays between npm and the server: a signal to npx reaches the
+    // shell, which dies without passing it on, and the server goes on running with nobody to stop it. Nothing in the
+    // bin can make the shell forward, so it is not a printed command; the server says so when it is started that way.
+    it("plain `npx accord` warns at start that a signal to npx will not reach it", async () => {
+      const cli = spawnNpx(["accord", "--port", "0"], { PATH: env.PATH ?? "" }, { cwd: app(), detached: true })
+      try {
+        await cli.logged("listening")
+        expect(cli.logLines().find((line) => line["msg"] === shellParentMessage)).toMatchObject({
+          level: 40,
+          parent: "sh",
+          npmEvent: "npx"
+        })
+      } finally {
+        if (cli.child.pid !== undefined) process.kill(-cli.child.pid, "SIGKILL")
+      }
+    }, 120_000)
   }
-]
-
-describe.concurrent("the installed `accord` as README prints it x every signal route: uploads in flight answered, exit 0", () => {
-  it.for(signalMatrix(installedCommands))(
-    "`%s`: %s to %s",
-    ([, , , { command, route, signal }]) => drainsOnSignal(command, route, signal, join(app(), "test-seed.json")),
-    120_000
-  )
-
-  // npm runs `npx accord` in `sh -c`, and the shell stays between npm and the server: a signal to npx reaches the
-  // shell, which dies without passing it on, and the server goes on running with nobody to stop it. Nothing in the
-  // bin can make the shell forward, so it is not a printed command; the server says so when it is started that way.
-  it("plain `npx accord` warns at start that a signal to npx will not reach it", async () => {
-    const cli = spawnNpx(["accord", "--port", "0"], { PATH: env.PATH ?? "" }, { cwd: app(), detached: true })
-    try {
-      await cli.logged("listening")
-      expect(cli.logLines().find((line) => line["msg"] === shellParentMessage)).toMatchObject({
-        level: 40,
-        parent: "sh",
-        npmEvent: "npx"
-      })
-    } finally {
-      if (cli.child.pid !== undefined) process.kill(-cli.child.pid, "SIGKILL")
-    }
-  }, 120_000)
-})
+)

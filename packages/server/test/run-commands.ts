@@ -81,6 +81,27 @@ export const serverCommands: ReadonlyArray<ServerCommand> = [
   }
 ]
 
+/**
+ * The commands of a project that installed the packages (README, "Deploying"), run in `appDir()` (known once the
+ * project is installed) with `env` (its PATH carrying a Node.js the server accepts), its start script `exec accord`.
+ */
+export const installedCommands = (appDir: () => string, env: Record<string, string>): ReadonlyArray<ServerCommand> => [
+  {
+    printed: "npx -c 'exec accord ARGS'",
+    wrapper: true,
+    spawn: (args, options) =>
+      spawnNpx(["-c", `exec accord ${args.map((arg) => `'${arg}'`).join(" ")}`], env, { ...options, cwd: appDir() })
+  },
+  {
+    printed: '"start": "exec accord ARGS", then npm start',
+    wrapper: true,
+    spawn: (args, options) => {
+      const [npm, ...npmArgs] = npmCommand("npm")
+      return spawnCommand(npm, [...npmArgs, "start", "--silent", "--", ...args], env, { ...options, cwd: appDir() })
+    }
+  }
+]
+
 export type StopSignal = "SIGTERM" | "SIGINT"
 export const STOP_SIGNALS: ReadonlyArray<StopSignal> = ["SIGTERM", "SIGINT"]
 
@@ -156,11 +177,12 @@ export const sendSignal = (
   route: Route,
   signal: StopSignal,
   target: { readonly pgid: number; readonly serverPid: number }
-): void =>
+): void => {
   process.kill(
     route === "the process group" ? -target.pgid : route === "the wrapper alone" ? target.pgid : target.serverPid,
     signal
   )
+}
 
 /** The messages the server process itself logged (not a wrapper's lines, were there any). */
 export const serverMessages = (cli: Cli, serverPid: number): ReadonlyArray<unknown> =>

@@ -41,13 +41,14 @@ beforeAll(() => {
 
 afterAll(killStartedGroups)
 
-describe.concurrent("every printed run command x every signal route: the uploads in flight are answered, exit 0", () => {
-  it.for(signalMatrix(serverCommands))(
-    "`%s`: %s to %s",
-    ([, , , { command, route, signal }]) => drainsOnSignal(command, route, signal, suite.seedPath),
-    120_000
-  )
-})
+describe.concurrent(
+  "every printed run command x every signal route: the uploads in flight are answered, exit 0",
+  () => {
+    it.for(signalMatrix(serverCommands))("`%s`: %s to %s", { timeout: 120_000 }, ([, , , { command, route, signal }]) =>
+      drainsOnSignal(command, route, signal, suite.seedPath)
+    )
+  }
+)
 
 const npmStartSilent = (): ServerCommand => {
   const command = serverCommands.find((candidate) => candidate.printed === "npm start --silent -- ARGS")
@@ -58,9 +59,9 @@ const npmStartSilent = (): ServerCommand => {
 describe.concurrent("every adapter drains a signal to the process group under `npm start --silent`", () => {
   it.for(["koa", "express", "fetch"].flatMap((adapter) => STOP_SIGNALS.map((signal) => [adapter, signal] as const)))(
     "--adapter %s, %s",
+    { timeout: 120_000 },
     ([adapter, signal]) =>
-      drainsOnSignal(npmStartSilent(), "the process group", signal, suite.seedPath, ["--adapter", adapter]),
-    120_000
+      drainsOnSignal(npmStartSilent(), "the process group", signal, suite.seedPath, ["--adapter", adapter])
   )
 })
 

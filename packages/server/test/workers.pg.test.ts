@@ -59,11 +59,8 @@ const clusterArgs = (workers: number, extraArgs: ReadonlyArray<string> = []): Re
 }
 
 /** A cluster of `workers` on a schema of its own, with the test seed, on a free port. */
-const spawnCluster = (
-  workers: number,
-  env: Record<string, string> = {},
-  extraArgs: ReadonlyArray<string> = []
-): Cli => spawn(clusterArgs(workers, extraArgs), env)
+const spawnCluster = (workers: number, env: Record<string, string> = {}, extraArgs: ReadonlyArray<string> = []): Cli =>
+  spawn(clusterArgs(workers, extraArgs), env)
 
 /** The sum of a Prometheus counter's samples whose labels include every one of `labels`. */
 const counterSum = (text: string, name: string, labels: ReadonlyArray<string>): number =>

@@ -107,8 +107,9 @@ const printedCommands = docFiles.flatMap((file) => {
       .split("\n")
       .map((line) => line.replace(/\s+#.*$/, "").trim())
   )
-  const inline = [...text.replace(/^```\w*\n[\s\S]*?^```$/gm, "").matchAll(/`([^`]+)`/g)].map((span) =>
-    (span[1] ?? "").replace(/\s+/g, " ").trim()
+  // A span opens and closes with the same run of backticks (``a`b`` holds a backtick).
+  const inline = [...text.replace(/^```\w*\n[\s\S]*?^```$/gm, "").matchAll(/(`+)([^`][\s\S]*?)\1(?!`)/g)].map((span) =>
+    (span[2] ?? "").replace(/\s+/g, " ").trim()
   )
   return [...blockLines, ...inline]
     .flatMap(commandsOf)

@@ -131,13 +131,13 @@ const nodeGlobals = [
 ]
 
 /**
- * @accord/node has one entry point per role (bridge, server, scrypt, token-digest); its root, their union, is for
+ * @accord/node has one entry point per role (bridge, server, scrypt, token-digest, stop-signals); its root, their union, is for
  * hosts. Accord's packages import the role they use, so that each loads only that (docs/architecture.md).
  */
 const nodeUnionForbidden = {
   regex: "^@accord/node$",
   message:
-    "Import the @accord/node role you use (@accord/node/bridge, /server, /scrypt or /token-digest): the root, their union, is for hosts."
+    "Import the @accord/node role you use (@accord/node/bridge, /server, /scrypt, /token-digest or /stop-signals): the root, their union, is for hosts."
 }
 
 /**

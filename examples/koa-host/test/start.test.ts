@@ -8,7 +8,7 @@ const repoRoot = fileURLToPath(new URL("../../..", import.meta.url))
 const secret = "start-test-secret-of-at-least-32-bytes-a71e"
 const env = { ...process.env, PORT: "0", HOST: "127.0.0.1", JWT_SECRET: secret }
 
-// `npm start` is `tsc -b && node dist/main.js`: build once, then run what it runs.
+// `npm start` is `tsc -b && exec node dist/main.js`: build once, then run what it runs.
 beforeAll(() => {
   execFileSync(process.execPath, [`${repoRoot}node_modules/typescript/bin/tsc`, "-b", exampleDir], { stdio: "pipe" })
 }, 120_000)

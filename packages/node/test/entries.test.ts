@@ -4,12 +4,13 @@ import * as union from "@accord/node"
 import * as bridge from "@accord/node/bridge"
 import * as scrypt from "@accord/node/scrypt"
 import * as server from "@accord/node/server"
+import * as stopSignals from "@accord/node/stop-signals"
 import * as tokenDigest from "@accord/node/token-digest"
 
 // One entry point per role (README.md): each loads what its role needs and nothing of the others, so a store that
 // digests tokens loads no HTTP server and a Worker's bundle that hashes passwords no node:http.
 
-const roles = { bridge, server, scrypt, "token-digest": tokenDigest } as const
+const roles = { bridge, server, scrypt, "token-digest": tokenDigest, "stop-signals": stopSignals } as const
 
 const source = (relative: string) => new URL(`../src/${relative}`, import.meta.url)
 
@@ -60,7 +61,11 @@ describe("@accord/node's entry points", () => {
     expect(packages).toContain("node:http")
   })
 
-  it("the root is the union of the four, each name in one role only, the same values", () => {
+  it("stop-signals loads nothing: a host that uses its framework's own server takes the rule alone", () => {
+    expect(loadedBy(source("stop-signals.ts"))).toEqual({ modules: ["stop-signals.ts"], packages: [] })
+  })
+
+  it("the root is the union of the five, each name in one role only, the same values", () => {
     const names = Object.values(roles).flatMap((entry) => Object.keys(entry))
     expect(new Set(names).size).toBe(names.length)
     expect(Object.keys(union).sort()).toEqual([...names].sort())

@@ -1,9 +1,11 @@
 import { constants } from "node:os"
+import { onStopSignals } from "@accord/node/stop-signals"
 import type { Logger } from "pino"
 import { isClusterWorker, reportListening, runPrimary, type PrimaryService } from "./cluster.js"
 import { ConfigError, parseConfig, usage } from "./config.js"
 import { sharedStderr } from "./buffered-log.js"
-import { createLogger, flushLogger } from "./logger.js"
+import { createLogger, flushLogger, logRepeatedSignal } from "./logger.js"
+import { shellParentWarning } from "./shell-parent.js"
 import type { RunningAccord } from "./start.js"
 
 /** Start failures are for a person at a terminal: plain text on stderr, no stack. */
@@ -21,35 +23,34 @@ const exitAfterFlush = async (logger: Logger, code: number): Promise<never> => {
 }
 
 /**
- * First SIGTERM/SIGINT: drain (the adapter answers what it accepted, up to the drain limit), close the store,
- * exit 0. A second signal while draining exits at once with the shell's 128 + signal number; in a cluster's worker
- * it is ignored: a terminal's Ctrl-C reaches the workers as well as the primary, which forwards its own, and the
- * primary alone decides to end the drain early.
+ * The first SIGTERM/SIGINT drains (the adapter answers what it accepted, up to the drain limit), closes the store and
+ * exits 0. Another within SIGNAL_REPEAT_WINDOW_MS is the same stop by another route (a group's signal that npm
+ * forwards too) and changes nothing; one after that exits at once with the shell's 128 + signal number, except in a
+ * cluster's worker, where the primary, which forwards its own, alone decides to end the drain early
+ * (@accord/node/stop-signals).
  */
 const handleSignals = (accord: RunningAccord, logger: Logger, inCluster: boolean): void => {
-  let draining = false
-  const onSignal = (signal: "SIGTERM" | "SIGINT") => {
-    if (draining && inCluster) {
-      logger.info({ signal }, "already draining")
-      return
-    }
-    if (draining) {
+  onStopSignals({
+    drain: (signal) => {
+      logger.info({ signal }, "draining")
+      accord.close().then(
+        () => exitAfterFlush(logger, 0),
+        (error: unknown) => {
+          logger.error({ err: error }, "shutdown failed")
+          return exitAfterFlush(logger, 1)
+        }
+      )
+    },
+    repeat: logRepeatedSignal(logger),
+    force: (signal) => {
+      if (inCluster) {
+        logger.info({ signal }, "already draining")
+        return
+      }
       logger.warn({ signal }, "second signal, exiting without finishing the drain")
       void exitAfterFlush(logger, 128 + constants.signals[signal])
-      return
     }
-    draining = true
-    logger.info({ signal }, "draining")
-    accord.close().then(
-      () => exitAfterFlush(logger, 0),
-      (error: unknown) => {
-        logger.error({ err: error }, "shutdown failed")
-        return exitAfterFlush(logger, 1)
-      }
-    )
-  }
-  process.on("SIGTERM", onSignal)
-  process.on("SIGINT", onSignal)
+  })
 }
 
 const main = async (): Promise<void> => {
@@ -75,7 +76,11 @@ const main = async (): Promise<void> => {
   process.on("uncaughtException", crash("uncaught exception"))
   process.on("unhandledRejection", crash("unhandled rejection"))
   // Once per start: a cluster's workers parse the same command line as their primary.
-  if (!isClusterWorker()) for (const warning of parsed.warnings) logger.warn(warning)
+  if (!isClusterWorker()) {
+    for (const warning of parsed.warnings) logger.warn(warning)
+    const shellParent = shellParentWarning()
+    if (shellParent !== undefined) logger.warn(shellParent.fields, shellParent.message)
+  }
 
   if (primary) {
     // Cluster-wide services, started once here before any worker: the memory rate limit the workers share, and the

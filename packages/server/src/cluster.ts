@@ -1,7 +1,9 @@
 import cluster, { type Worker } from "node:cluster"
 import { constants } from "node:os"
+import { onStopSignals } from "@accord/node/stop-signals"
 import type { Logger } from "pino"
 import type { AccordConfig } from "./config.js"
+import { logRepeatedSignal } from "./logger.js"
 
 /**
  * `--workers N` (N > 1): a primary process that serves nothing itself and forks N workers, each running the usual
@@ -79,7 +81,8 @@ const disconnected = (worker: Worker): Promise<void> =>
  * - a worker that exits before any worker has listened stops the cluster with its exit code (1: e.g. the database is
  *   unreachable or the port taken; 2: a bad seed file), so a start that cannot work is not retried for ever;
  * - the first SIGTERM/SIGINT is forwarded to every worker, which drains; 0 once all have exited (1 if one failed to
- *   drain or had to be killed past the drain limit); a second signal kills them and exits with 128 + signal.
+ *   drain or had to be killed past the drain limit); a repeat within a second is the same stop (npm forwarding a
+ *   group's signal), a signal after that kills them and exits with 128 + signal (@accord/node/stop-signals).
  */
 export const runPrimary = async (
   config: AccordConfig,
@@ -195,20 +198,19 @@ export const runPrimary = async (
     })
   })
 
-  let signalled = false
-  const onSignal = (signal: "SIGTERM" | "SIGINT"): void => {
-    if (signalled) {
+  // The rule of a single process (@accord/node/stop-signals): a repeat within the window is the same stop.
+  onStopSignals({
+    drain: (signal) => {
+      logger.info({ signal, workers: workers.size }, "draining")
+      stop(signal, stopping?.exitCode ?? 0)
+    },
+    repeat: logRepeatedSignal(logger),
+    force: (signal) => {
       logger.warn({ signal }, "second signal, killing the workers without finishing the drain")
       for (const { worker } of workers.values()) worker.process.kill("SIGKILL")
       finish(128 + constants.signals[signal])
-      return
     }
-    signalled = true
-    logger.info({ signal, workers: workers.size }, "draining")
-    stop(signal, stopping?.exitCode ?? 0)
-  }
-  process.on("SIGTERM", onSignal)
-  process.on("SIGINT", onSignal)
+  })
 
   for (let index = 0; index < config.workers; index++) fork()
   return finished

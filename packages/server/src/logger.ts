@@ -1,5 +1,6 @@
 import { pino, type DestinationStream, type Logger } from "pino"
 import type { StandaloneServerOptions } from "@accord/node/server"
+import { SIGNAL_REPEAT_WINDOW_MS, type StopSignal } from "@accord/node/stop-signals"
 import { BufferedLog, MAX_BUFFERED_LOG_BYTES, stderrDestination } from "./buffered-log.js"
 import type { LogLevel } from "./config.js"
 
@@ -52,6 +53,17 @@ export const createLogger = (level: LogLevel, destination: DestinationStream = s
   }
   return logger
 }
+
+export const REPEATED_SIGNAL_MESSAGE = `signal repeated within ${SIGNAL_REPEAT_WINDOW_MS / 1000} s, still draining`
+
+/**
+ * A stop signal within the window of the first (@accord/node/stop-signals): the same stop by another route, one info
+ * line (a person who pressed Ctrl-C twice learns that a later one ends the drain).
+ */
+export const logRepeatedSignal =
+  (logger: Logger) =>
+  (signal: StopSignal, sinceFirstMs: number): void =>
+    logger.info({ signal, sinceFirstMs: Math.round(sinceFirstMs) }, REPEATED_SIGNAL_MESSAGE)
 
 /** How long an exit waits for the log to be written: a stderr nobody reads any more never calls back. */
 const FLUSH_LIMIT_MS = 1000

@@ -584,8 +584,9 @@ Runs the Accord HTTP service. Every flag can also be set through the environment
 wins over it; some settings are environment only (NAME=VALUE). An empty variable counts as unset.`,
   notes: groupNotes,
   tail: `Once listening, prints one line to stdout: "listening on http://HOST:PORT". Logs are JSON lines on stderr.
-SIGTERM or SIGINT drains in-flight requests, closes the store and exits 0. Exit code 2: bad options or seed file,
-or a --data-dir another process holds.
+SIGTERM or SIGINT drains in-flight requests, closes the store and exits 0; another within 1 s of the first is the
+same stop (a process group's signal that npm forwards too), one later exits at once with 128 + signal.
+Exit code 2: bad options or seed file, or a --data-dir another process holds.
 With --workers above 1, a primary process runs that many workers on the one port, prints the line once, replaces a
 worker that dies, and forwards SIGTERM/SIGINT to every worker; a worker that cannot start stops it with its code.`
 })

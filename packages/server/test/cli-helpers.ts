@@ -3,7 +3,7 @@ import { execFileSync, spawn, type ChildProcess } from "node:child_process"
 import { mkdtemp, rm, writeFile } from "node:fs/promises"
 import { connect } from "node:net"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 
 export const repoRoot = fileURLToPath(new URL("../../../", import.meta.url))
@@ -141,27 +141,64 @@ export interface Cli {
   readonly logLines: () => ReadonlyArray<Record<string, unknown>>
 }
 
-/** Spawns `node packages/server/dist/main.js` with cheap scrypt cost and nothing inherited from the option variables. */
-export const spawnCli = (args: ReadonlyArray<string>, env: Record<string, string> = {}): Cli =>
-  watchProcess(process.execPath, [mainJs, ...args], env)
-
-/**
- * Spawns `npm start -- ARGS` as a user or a supervisor does (`CMD ["npm", "start"]`): the child is npm itself, with the
- * server below it. npm is the one that ran this test when there is one (`npm_execpath`), else the `npm` on the PATH.
- */
-export const spawnNpmStart = (args: ReadonlyArray<string>, env: Record<string, string> = {}): Cli => {
-  const npmCli = process.env["npm_execpath"]
-  return npmCli !== undefined && npmCli.endsWith(".js")
-    ? watchProcess(process.execPath, [npmCli, "start", "--silent", "--", ...args], env)
-    : watchProcess("npm", ["start", "--silent", "--", ...args], env)
+/** How a test starts a process: its working directory (the repository's root by default), its own process group. */
+export interface SpawnOptions {
+  readonly cwd?: string
+  /**
+   * In a new session and process group of its own (setsid), as a supervisor or a terminal starts a service: `kill
+   * -SIG -PID` then signals every process the command started, and nothing of the test's.
+   */
+  readonly detached?: boolean
 }
 
-const watchProcess = (command: string, args: ReadonlyArray<string>, env: Record<string, string>): Cli => {
+/** Spawns `node packages/server/dist/main.js` with cheap scrypt cost and nothing inherited from the option variables. */
+export const spawnCli = (
+  args: ReadonlyArray<string>,
+  env: Record<string, string> = {},
+  options: SpawnOptions = {}
+): Cli => spawnCommand(process.execPath, [mainJs, ...args], env, options)
+
+/**
+ * npm's command line as the test's own npm runs (`npm_execpath`, on the Node.js that runs the test), else the `npm`
+ * or `npx` on the PATH: `[command, ...leading arguments]`.
+ */
+export const npmCommand = (which: "npm" | "npx"): readonly [string, ...Array<string>] => {
+  const npmCli = process.env["npm_execpath"]
+  return npmCli !== undefined && npmCli.endsWith("npm-cli.js")
+    ? [process.execPath, join(dirname(npmCli), `${which}-cli.js`)]
+    : [which]
+}
+
+/**
+ * Spawns `npm start [--silent] -- ARGS` as a user or a supervisor does (`CMD ["npm", "start"]`): the child is npm
+ * itself, with the server below it.
+ */
+export const spawnNpmStart = (
+  args: ReadonlyArray<string>,
+  env: Record<string, string> = {},
+  options: SpawnOptions & { readonly silent?: boolean } = {}
+): Cli => {
+  const [npm, ...npmArgs] = npmCommand("npm")
+  const silent = (options.silent ?? true) ? ["--silent"] : []
+  return spawnCommand(npm, [...npmArgs, "start", ...silent, "--", ...args], env, options)
+}
+
+/**
+ * Spawns any command as the CLI tests spawn the server: cheap scrypt cost, none of the server's option variables
+ * inherited, stdout and stderr captured.
+ */
+export const spawnCommand = (
+  command: string,
+  args: ReadonlyArray<string>,
+  env: Record<string, string>,
+  options: SpawnOptions = {}
+): Cli => {
   const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !OPTION_VARIABLES.includes(name)))
   const child = spawn(command, args, {
-    cwd: repoRoot,
+    cwd: options.cwd ?? repoRoot,
     env: { ...inherited, SCRYPT_N: "1024", SCRYPT_P: "1", ...env },
-    stdio: ["ignore", "pipe", "pipe"]
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: options.detached ?? false
   })
   let out = ""
   let err = ""
@@ -206,7 +243,8 @@ const watchProcess = (command: string, args: ReadonlyArray<string>, env: Record<
       .filter((line) => line !== "")
       .map((line) => JSON.parse(line) as Record<string, unknown>)
 
-  const listening = waitFor(() => /^listening on (http:\/\/\S+)\n/.exec(out)?.[1], "it printed the listening line")
+  // Its own line, wherever in stdout: `npm start` prints its banner before it.
+  const listening = waitFor(() => /^listening on (http:\/\/\S+)\n/m.exec(out)?.[1], "it printed the listening line")
   // Tests of failed starts never wait for it; awaiting it still rejects.
   listening.catch(() => {})
 
@@ -241,7 +279,9 @@ export const openConnection = async (url: string) => {
     received += chunk
     for (const waiter of waiters) waiter()
   })
-  socket.on("error", () => {})
+  // Kept for the tests that tell a reset (ECONNRESET) from an orderly close.
+  let error: string | undefined
+  socket.on("error", (cause: Error & { code?: string }) => void (error ??= cause.code ?? cause.message))
   const closed = new Promise<string>((resolve) => socket.once("close", () => resolve(received)))
   return {
     send: (text: string) => void socket.write(text),
@@ -258,6 +298,8 @@ export const openConnection = async (url: string) => {
         void closed.then(() => reject(new Error(`the connection closed before "${text}" arrived; got:\n${received}`)))
       }),
     closed,
+    /** The connection's error, if it had one (`ECONNRESET`: the server reset it). */
+    error: () => error,
     destroy: () => socket.destroy()
   }
 }
@@ -266,6 +308,24 @@ export const openConnection = async (url: string) => {
 export const healthRequest = "GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
 
 export const bearer = (token: string) => ({ authorization: `Bearer ${token}` })
+
+/** Whether a process with this pid still exists (signal 0 checks without sending anything). */
+export const isRunning = (pid: unknown): boolean => {
+  try {
+    process.kill(Number(pid), 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Whether any process is left in the process group `pgid` (a detached child's pid). */
+export const groupIsRunning = (pgid: number): boolean => pgid > 1 && isRunning(-pgid)
+
+/** SIGKILL to every process left in the group of a detached child: a failed test leaves nothing running. */
+export const killGroup = (pgid: number | undefined): void => {
+  if (pgid !== undefined && groupIsRunning(pgid)) process.kill(-pgid, "SIGKILL")
+}
 
 /** Kills (SIGKILL) the CLIs a failed test may have left running and waits for each: none outlives its suite or holds its schema. */
 export const killLeftovers = async (clis: ReadonlyArray<Cli>): Promise<void> => {

@@ -1,5 +1,6 @@
 import { paths, send, type RawResponse } from "@accord/conformance"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { SIGNAL_REPEAT_WINDOW_MS } from "@accord/node/stop-signals"
 import { randomBytes } from "node:crypto"
 import { setTimeout as delay } from "node:timers/promises"
 import {
@@ -13,8 +14,13 @@ import {
   testSeed,
   USER_TOKEN,
   type Cli,
-  killLeftovers
+  groupIsRunning,
+  isRunning,
+  killGroup,
+  killLeftovers,
+  spawnNpmStart
 } from "./cli-helpers.js"
+import { REPEATED_SIGNAL_MESSAGE } from "../src/logger.js"
 import { databaseUrl, dropSchema, freshSchema, skipReason } from "./postgres-helpers.js"
 
 const url = databaseUrl ?? ""
@@ -44,17 +50,17 @@ const spawn = (args: ReadonlyArray<string>, env: Record<string, string> = {}): C
   return cli
 }
 
-/** A cluster of `workers` on a schema of its own, with the test seed, on a free port. */
-const spawnCluster = (
-  workers: number,
-  env: Record<string, string> = {},
-  extraArgs: ReadonlyArray<string> = []
-): Cli => {
+/** The options of a cluster of `workers` on a schema of its own, with the test seed, on a free port. */
+const clusterArgs = (workers: number, extraArgs: ReadonlyArray<string> = []): ReadonlyArray<string> => {
   const schema = freshSchema()
   schemas.push(schema)
   const args = ["--workers", String(workers), "--store", "postgres", "--database-url", url]
-  return spawn([...args, "--database-schema", schema, "--port", "0", "--seed", seedPath, ...extraArgs], env)
+  return [...args, "--database-schema", schema, "--port", "0", "--seed", seedPath, ...extraArgs]
 }
+
+/** A cluster of `workers` on a schema of its own, with the test seed, on a free port. */
+const spawnCluster = (workers: number, env: Record<string, string> = {}, extraArgs: ReadonlyArray<string> = []): Cli =>
+  spawn(clusterArgs(workers, extraArgs), env)
 
 /** The sum of a Prometheus counter's samples whose labels include every one of `labels`. */
 const counterSum = (text: string, name: string, labels: ReadonlyArray<string>): number =>
@@ -62,15 +68,6 @@ const counterSum = (text: string, name: string, labels: ReadonlyArray<string>): 
     .split("\n")
     .filter((line) => line.startsWith(`${name}{`) && labels.every((label) => line.includes(label)))
     .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(" ") + 1)), 0)
-
-const isRunning = (pid: unknown): boolean => {
-  try {
-    process.kill(Number(pid), 0)
-    return true
-  } catch {
-    return false
-  }
-}
 
 /** The pids of both workers, once the primary has logged them listening. */
 const bothWorkers = (cli: Cli): Promise<ReadonlyArray<unknown>> =>
@@ -408,7 +405,7 @@ describe.skipIf(databaseUrl === undefined)(
       )
     }, 60_000)
 
-    it("a second SIGTERM kills the workers and exits at once with 143", async () => {
+    it("a second SIGTERM a second or more into the drain kills the workers and exits at once with 143", async () => {
       const cli = spawnCluster(2)
       const base = await cli.listening
       const workerPids = await bothWorkers(cli)
@@ -418,11 +415,45 @@ describe.skipIf(databaseUrl === undefined)(
         const draining = linesWith(cli, "draining").map((line) => line["pid"])
         return workerPids.every((pid) => draining.includes(pid)) ? true : undefined
       })
+      // Sooner, it would be the same stop by another route (@accord/node/stop-signals).
+      await delay(SIGNAL_REPEAT_WINDOW_MS * 1.5)
       cli.child.kill("SIGTERM")
       expect(await cli.exited).toEqual({ code: 143, signal: null })
       await waitFor("the workers are gone", () => (workerPids.some(isRunning) ? undefined : true))
       for (const connection of held) connection.destroy()
     }, 60_000)
+
+    it("README's `npm start -- --workers ...`, Ctrl-C to its process group (npm forwards a copy to the primary, which forwards one to each worker): one drain, the held requests answered, exit 0, nothing left", async () => {
+      const cli = spawnNpmStart(clusterArgs(2), {}, { detached: true })
+      clis.push(cli)
+      const pgid = cli.child.pid as number
+      try {
+        const base = await cli.listening
+        const workerPids = await waitFor("both workers listen", () => {
+          const lines = linesWith(cli, "worker listening")
+          return lines.length === 2 ? lines.map((line) => line["workerPid"]) : undefined
+        })
+        const primaryPid = linesWith(cli, "cluster listening")[0]?.["pid"]
+        const held = await Promise.all(Array.from({ length: 4 }, () => holdDrain(base)))
+        process.kill(-pgid, "SIGINT")
+        await waitFor("the primary and both workers drain", () => {
+          const draining = linesWith(cli, "draining").map((line) => line["pid"])
+          return [primaryPid, ...workerPids].every((pid) => draining.includes(pid)) ? true : undefined
+        })
+        // The copies come within milliseconds: past the window, whatever was coming has come.
+        await delay(SIGNAL_REPEAT_WINDOW_MS)
+        for (const connection of held) connection.finish()
+        const received = await Promise.all(held.map((connection) => connection.closed))
+        for (const wire of received)
+          expect(wire).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 200 OK\r\n[\s\S]*"language":"en"/)
+        expect(await cli.exited).toEqual({ code: 0, signal: null })
+        expect(linesWith(cli, "second signal, killing the workers without finishing the drain")).toEqual([])
+        expect(linesWith(cli, "worker stopped").map((line) => line["code"])).toEqual([0, 0])
+        expect(groupIsRunning(pgid), "a process of npm's group is still running").toBe(false)
+      } finally {
+        killGroup(pgid)
+      }
+    }, 90_000)
 
     it("a worker that got SIGINT itself (a terminal's Ctrl-C reaches every process) ignores the primary's forwarded one: one drain, exit 0", async () => {
       const cli = spawnCluster(2)
@@ -438,7 +469,13 @@ describe.skipIf(databaseUrl === undefined)(
       for (const pid of workerPids) process.kill(Number(pid), "SIGINT")
       await loggedByEachWorker("draining")
       cli.child.kill("SIGINT")
-      await loggedByEachWorker("already draining")
+      // Within the window the worker takes it as the same stop, after it as one the primary alone may act on.
+      await waitFor("both workers log the primary's SIGINT", () => {
+        const pids = [...linesWith(cli, "already draining"), ...linesWith(cli, REPEATED_SIGNAL_MESSAGE)].map(
+          (line) => line["pid"]
+        )
+        return workerPids.every((pid) => pids.includes(pid)) ? true : undefined
+      })
       // The held requests complete: the drain was not cut short by the second SIGINT each worker got.
       for (const connection of held) connection.finish()
       const received = await Promise.all(held.map((connection) => connection.closed))

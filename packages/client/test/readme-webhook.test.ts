@@ -21,7 +21,7 @@ const example = source.slice(source.indexOf("// README:start\n") + 16, source.in
 
 /** The README's two commands, word for word (their comments apart). */
 const MAKE_SECRET = `export WEBHOOK_SECRET="whsec_$(openssl rand -base64 32)"`
-const RUN_RECEIVER = "npx -y -p node@24.21.0 -- node receiver.mts"
+const RUN_RECEIVER = "npx -y -p node@24.21.0 -- exec node receiver.mts"
 
 /** A process's stdout as it comes, and a wait for a line of it. */
 interface Running {

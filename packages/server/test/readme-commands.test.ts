@@ -53,7 +53,7 @@ const runCommandKinds: ReadonlyArray<{ readonly shape: RegExp; readonly runBy: s
   { shape: /^npm start( -- .*)?$/, runBy: "npm start -- ARGS" },
   { shape: /^npm start --silent( -- .*)?$/, runBy: "npm start --silent -- ARGS" },
   {
-    shape: /^npx -y -p node@[\d.]+ -- exec node \S+\.(js|ts)( .*)?$/,
+    shape: /^npx -y -p node@[\d.]+ -- exec node \S+\.(m?js|m?ts)( .*)?$/,
     runBy: `npx -y -p node@${pinnedNode} -- exec node ${binJs} ARGS`
   },
   // The server or a host run by node itself, or the bin (a `#!/usr/bin/env node` script, so node again).
@@ -75,7 +75,7 @@ const startsSomething =
   /\bnpm (run )?start\b|\bnpx\b|\bnode \S+\.(js|ts|mjs)\b|"start":|\bCMD \[|node_modules\/\.bin\/|^accord --/
 /** Commands that run once and exit, which no signal needs to reach. */
 const oneShot =
-  /^npx$|^npx (vitest|tsc|changeset|accord-migrate|accord-conformance)\b|^npx -y -p node@[\d.]+ -- npm (ci|install)\b/
+  /^npx$|^npx (vitest|tsc|changeset|accord-migrate|accord-conformance|openapi-typescript|openapi-ts|orval)\b|^npx -y -p node@[\d.]+ -- (npm (ci|install)\b|exec$)/
 
 /** A command line as the shell runs it, one command of an `&&` list: variables set before it and a final `&` dropped. */
 const commandsOf = (line: string): ReadonlyArray<string> =>

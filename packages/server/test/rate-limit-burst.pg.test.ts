@@ -92,25 +92,37 @@ const burstRun = async (base: string, attacker: { token: string }, other: { toke
   return { burst: await burst, other: otherAnswers }
 }
 
+/** Answers the limit let through: 200, or 503 when the store then did not answer in time (a loaded machine). */
+const passedLimit = (answers: ReadonlyArray<Answer>): number => answers.filter((answer) => answer.status !== 429).length
+
+/** `200 ×4, 429 ×2996`: what came back, counted by status. */
+const statuses = (answers: ReadonlyArray<Answer>): string =>
+  [...new Set(answers.map((answer) => answer.status))]
+    .sort()
+    .map((status) => `${status} ×${count(answers, status)}`)
+    .join(", ")
+
 /** What a run's answers must show: the burst bounded, the other credential limited by its own quota only. */
 const expectBounded = (label: string, outcome: Awaited<ReturnType<typeof burstRun>>): void => {
-  const summary = `${label}: ${count(outcome.burst, 200)} of ${BURST} passed; the other credential: ${outcome.other
+  const summary = `${label}: the burst: ${statuses(outcome.burst)}; the other credential: ${outcome.other
     .map((answer) => `${answer.status}${answer.quota === undefined ? "" : `(q=${answer.quota})`}`)
     .join(" ")}`
   for (const answers of [outcome.burst, outcome.other]) {
-    expect(count(answers, 200) + count(answers, 429), summary).toBe(answers.length)
+    // Let through or refused by the limit; what it let through answered by the store, or 503 when the database was
+    // too slow for its query timeout on a loaded machine (not the limit's doing), never anything else.
+    expect(count(answers, 200) + count(answers, 429) + count(answers, 503), summary).toBe(answers.length)
     // Every answer was counted against a quota it states: none was served without a limit.
     expect(
       answers.filter((answer) => answer.quota === undefined),
       summary
     ).toEqual([])
-    expect(count(answers, 200), summary).toBeLessThanOrEqual(BOUND)
-    expect(count(answers, 200), summary).toBeGreaterThanOrEqual(1)
+    expect(passedLimit(answers), summary).toBeLessThanOrEqual(BOUND)
+    expect(passedLimit(answers), summary).toBeGreaterThanOrEqual(1)
   }
   // Limited by its own quota: refused only once the quota its refusal states had passed.
   const firstRefused = outcome.other.findIndex((answer) => answer.status === 429)
   expect(firstRefused, summary).toBeGreaterThan(0)
-  expect(count(outcome.other.slice(0, firstRefused), 200), summary).toBeGreaterThanOrEqual(
+  expect(passedLimit(outcome.other.slice(0, firstRefused)), summary).toBeGreaterThanOrEqual(
     outcome.other[firstRefused]?.quota ?? Number.POSITIVE_INFINITY
   )
 }
@@ -191,19 +203,22 @@ describe("one credential's burst against the CLI's shared rate limit, five runs 
     const base = await cli.listening
     const metricsUrl = await metricsUrlOf(cli)
     const figures: Array<string> = []
+    let unavailable = 0
     for (let index = 0; index < RUNS; index++) {
       const attacker = attackers[index] ?? attackers[0]
       const other = others[index] ?? others[0]
       if (attacker === undefined || other === undefined) throw new Error("no credential")
       const outcome = await burstRun(base, attacker, other)
-      figures.push(`${count(outcome.burst, 200)}/${count(outcome.other, 200)}`)
+      figures.push(`${passedLimit(outcome.burst)}/${passedLimit(outcome.other)}`)
+      unavailable += count(outcome.burst, 503) + count(outcome.other, 503)
       expectBounded(`run ${index + 1}`, outcome)
     }
     const statements = await sample(metricsUrl, "accord_rate_limit_store_statements_total")
     const local = await sample(metricsUrl, "accord_rate_limit_local_decisions_total")
     console.info(
       `${args.join(" ")}: passed per run (burst/other): ${figures.join(", ")}; ${statements} statements, ` +
-        `${local} requests decided locally, ${cli.logLines().filter((line) => line["msg"] === FAILED).length} failure lines`
+        `${local} requests decided locally, ${cli.logLines().filter((line) => line["msg"] === FAILED).length} failure lines, ` +
+        `${unavailable} let through answered 503 by a slow database`
     )
     // Per run, at most one statement per request of the other credential (it sends them one at a time), and per
     // process the burst's first request's, the one for the rest that waited for it, and one more to hear that the

@@ -118,6 +118,14 @@ interface Batch {
   sent: boolean
   /** The statement was not answered within timeoutMs: its requests were decided in the process. */
   timedOut: boolean
+  /** Of its requests, those the process allowed by itself (after a time-out or an error). */
+  allowedLocally: number
+}
+
+/** Requests a process allowed by itself that the store has not counted yet, and when their window ends. */
+interface Owed {
+  readonly points: number
+  readonly until: number
 }
 
 /** A key's statement in flight (at most one a process), and the requests that arrived meanwhile. */
@@ -168,6 +176,8 @@ export const storeLimiter = (
   const keys = new Map<string, KeyState>()
   /** Keys whose window the store said is spent, and when that window ends (performance.now()). */
   const spent = new Map<string, number>()
+  /** Per key, the requests this process allowed by itself: added to the key's next statement, so the store knows. */
+  const owed = new Map<string, Owed>()
   /** Keys whose next batch waits for a free statement slot, in order of arrival. */
   const waiting: Array<string> = []
   let inFlight = 0
@@ -187,12 +197,45 @@ export const storeLimiter = (
     onError(error)
   }
 
-  /** One request decided by this process's own limit; the memory limiter counts synchronously, in call order. */
-  const decideLocally = (key: string, reason: LocalReason): Promise<RateLimitQuota> => {
+  /** Adds `points` to what `key` owes the store, until `until` (performance.now()), when its window ends. */
+  const owe = (key: string, points: number, until: number): void => {
+    const now = performance.now()
+    if (points <= 0 || until <= now) return
+    const entry = owed.get(key)
+    if (entry !== undefined && entry.until > now) {
+      owed.set(key, { points: entry.points + points, until: entry.until })
+      return
+    }
+    owed.set(key, { points, until })
+    // Forgotten when the window ends (the store's own has ended too), unless a later window replaced it.
+    setTimeout(() => owed.get(key)?.until === until && owed.delete(key), until - now).unref()
+  }
+  /** What `key` owes the store, taken to be added to a statement (and given back with `owe` if it fails). */
+  const takeOwed = (key: string): Owed | undefined => {
+    const entry = owed.get(key)
+    if (entry === undefined) return undefined
+    owed.delete(key)
+    return entry.until > performance.now() ? entry : undefined
+  }
+  /** The store has counted `points` of what `key` owed (a late answer): no longer owed. */
+  const settleOwed = (key: string, points: number): void => {
+    const entry = owed.get(key)
+    if (entry === undefined || points <= 0) return
+    if (entry.points <= points) owed.delete(key)
+    else owed.set(key, { points: entry.points - points, until: entry.until })
+  }
+
+  /**
+   * One request decided by this process's own limit; the memory limiter counts synchronously, in call order. What it
+   * allows is owed to the store, and counted in `batch` (the statement the request waited for) when there is one.
+   */
+  const decideLocally = (key: string, reason: LocalReason, batch?: Batch): Promise<RateLimitQuota> => {
     const tally = localTally[reason]
     return local.consume(key).then(
       (res): RateLimitQuota => {
         tally.allowed += 1
+        owe(key, 1, performance.now() + res.msBeforeNext)
+        if (batch !== undefined) batch.allowedLocally += 1
         return {
           waitSeconds: 0,
           remaining: res.remainingPoints,
@@ -221,7 +264,7 @@ export const storeLimiter = (
   }
   const pendingOf = (batch: Batch): Array<Waiter> => batch.waiters.filter((waiter) => !waiter.answered)
   const answerLocally = (key: string, batch: Batch, reason: LocalReason): void => {
-    for (const waiter of pendingOf(batch)) answer(waiter, decideLocally(key, reason))
+    for (const waiter of pendingOf(batch)) answer(waiter, decideLocally(key, reason, batch))
   }
 
   /** The store said `key`'s window is spent for `msBeforeNext` more: its requests are refused here until then. */
@@ -258,6 +301,10 @@ export const storeLimiter = (
     state.inFlight = batch
     batch.sent = true
     const counted = Math.min(pending.length, points)
+    // What this process allowed by itself while the store failed goes with it: the store then knows the window's count.
+    const carried = takeOwed(key)
+    const carriedPoints = carried?.points ?? 0
+    const giveBack = () => carried !== undefined && owe(key, carried.points, carried.until)
     let settled = false
     const timer = setTimeout(
       () =>
@@ -266,6 +313,7 @@ export const storeLimiter = (
         setImmediate(() => {
           if (settled) return
           batch.timedOut = true
+          giveBack()
           report(new RateLimitStoreTimeout(timeoutMs))
           answerLocally(key, batch, "failed")
         }),
@@ -279,13 +327,17 @@ export const storeLimiter = (
       if (outcome instanceof RateLimiterRes) {
         // Late or not, the store counted these requests: a spent window stays spent.
         if (outcome.consumedPoints >= points) markSpent(key, outcome.msBeforeNext)
-        if (!batch.timedOut) {
+        // Late, it counted what the statement carried (given back at the time-out) and the requests this process
+        // then allowed by itself: no longer owed.
+        if (batch.timedOut) settleOwed(key, carriedPoints + batch.allowedLocally)
+        else {
           if (failingSince !== undefined) {
             const failedForMs = performance.now() - failingSince
             failingSince = undefined
             onRecover(failedForMs)
           }
-          // The window's count before this statement, hence the room it had for these requests (first come first).
+          // The window's count before these requests (what was carried included: those were served), hence the room
+          // it had for them (first come first).
           const before = outcome.consumedPoints - counted
           let room = allowed ? counted : Math.max(0, Math.min(counted, points - before))
           const resetSeconds = resetSecondsOf(outcome.msBeforeNext)
@@ -308,6 +360,7 @@ export const storeLimiter = (
           if (passed > 0) void local.penalty(key, passed)
         }
       } else if (!batch.timedOut) {
+        giveBack()
         report(outcome)
         answerLocally(key, batch, "failed")
       }
@@ -315,7 +368,7 @@ export const storeLimiter = (
     }
     let statement: Promise<unknown>
     try {
-      statement = consume(key, counted)
+      statement = consume(key, counted + carriedPoints)
     } catch (error) {
       statement = Promise.reject(error)
     }
@@ -359,7 +412,7 @@ export const storeLimiter = (
       }
       let batch = state.next
       if (batch === undefined) {
-        batch = { waiters: [], sent: false, timedOut: false }
+        batch = { waiters: [], sent: false, timedOut: false, allowedLocally: 0 }
         state.next = batch
         if (state.inFlight === undefined) waiting.push(key)
       }

@@ -111,6 +111,50 @@ describe("storeLimiter: a store limiter's answers as the core's never-rejecting 
     expect(waits.map((wait) => wait > 0)).toEqual([false, false, true, true])
   })
 
+  it("tells the store, once it answers again, what the process allowed by itself: the window's count includes them", async () => {
+    let failing = true
+    const store = slowStore(5, 0)
+    const limiter = limiterOf(
+      (key, count) => (failing ? Promise.reject(new Error("down")) : store.consume(key, count)),
+      { points: 5, pauseAfterErrorMs: 0 }
+    )
+    const waits = []
+    for (let index = 0; index < 3; index++) waits.push(await limiter.consume("user:a"))
+    failing = false
+    for (let index = 0; index < 4; index++) waits.push(await limiter.consume("user:a"))
+    // 3 allowed by the process, then the store: its first statement carries them, so it has room for 2 more only.
+    expect(waits.map((wait) => wait > 0)).toEqual([false, false, false, false, false, true, true])
+    expect(store.statements.filter((statement) => statement.key === "user:a")).toEqual([
+      { key: "user:a", count: 4 },
+      { key: "user:a", count: 1 }
+    ])
+  })
+
+  it("does not count twice what a statement that timed out carried, when the store answers it late", async () => {
+    const counts = new RateLimiterMemory({ points: 5, duration: 5 })
+    const statements: Array<number> = []
+    let hang = true
+    let answerLate: () => void = () => {}
+    const limiter = limiterOf(
+      (key, count) => {
+        statements.push(count)
+        const counted = () => counts.consume(key, count)
+        return hang
+          ? new Promise((resolve, reject) => (answerLate = () => void counted().then(resolve, reject)))
+          : counted()
+      },
+      { points: 5, timeoutMs: 50, pauseAfterErrorMs: 0 }
+    )
+    // Timed out: allowed by the process (owed to the store), then counted by the store all the same, late.
+    expect(await limiter.consume("user:a")).toBe(0)
+    answerLate()
+    await sleep(10)
+    hang = false
+    expect(await limiter.consume("user:a")).toBe(0)
+    // The second statement carries nothing: the late answer settled what the first request owed.
+    expect(statements).toEqual([1, 1])
+  })
+
   it("decides a request the store has not answered once timeoutMs has passed by itself, and drops the late answer", async () => {
     const errors: Array<unknown> = []
     let answerLate: (refusal: RateLimiterRes) => void = () => {}

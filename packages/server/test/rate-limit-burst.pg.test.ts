@@ -434,11 +434,14 @@ describe("the CLI with its rate limit's store stalled", () => {
       // requests find Redis again, and the log says when.
       await untilLogged(cli, BACK, () => list(base, probe.token))
       expect(await sample(metricsUrl, "accord_rate_limit_limiting_locally")).toBe(0)
-      // Counted by Redis again.
+      // Counted by Redis again; and the attacker's next request brings Redis what the process allowed it meanwhile
+      // (1 before the stall, 4 during it, then this one): refused by the shared limit.
       expect(await list(base, after.token)).toEqual({ status: 200, quota: CAPACITY })
+      expect(await list(base, attacker.token)).toEqual({ status: 429, quota: CAPACITY })
       const admin = new Redis(redisUrl ?? "")
       try {
         expect(await admin.get(`accord:rate-limit:user:${after.id}`)).toBe("1")
+        expect(await admin.get(`accord:rate-limit:user:${attacker.id}`)).toBe("6")
       } finally {
         admin.disconnect()
       }

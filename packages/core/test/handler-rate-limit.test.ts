@@ -1,4 +1,4 @@
-import { type HttpRequest, makeHttpHandler, type RateLimiter } from "@accord/core"
+import { type HttpRequest, makeHttpHandler, type RateLimiter, type RateLimitQuota } from "@accord/core"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { runtimeWithPorts, tokenTableAuthenticator } from "@accord/test-support"
@@ -80,6 +80,37 @@ describe("the handler's rate limit (HttpHandlerOptions.rateLimit)", () => {
     })
     expect(tooLarge.status).toBe(429)
     expect(bodyRead).toBe(false)
+  })
+
+  it("states the policy's quota, or the answer's own (a process limiting by itself while its store fails)", async () => {
+    const answers: Array<RateLimitQuota> = [
+      { waitSeconds: 0, remaining: 4, resetSeconds: 9 },
+      { waitSeconds: 0, remaining: 1, resetSeconds: 8, policyQuota: 2 },
+      { waitSeconds: 8, remaining: 0, resetSeconds: 8, policyQuota: 2 }
+    ]
+    const limiter: RateLimiter = {
+      consume: () => Promise.resolve(0),
+      consumeQuota: () => Promise.resolve(answers.shift() ?? 0),
+      policy: { quota: 5, windowSeconds: 10 }
+    }
+    const handler = makeHttpHandler({ runtime, rateLimit: limiter })
+    const responses = [
+      await handler(paymentMethods("user-token")),
+      await handler(paymentMethods("user-token")),
+      await handler(paymentMethods("user-token"))
+    ]
+    expect(
+      responses.map((response) => [
+        response.status,
+        response.headers["ratelimit-policy"],
+        response.headers["ratelimit"],
+        response.headers["retry-after"]
+      ])
+    ).toEqual([
+      [200, '"default";q=5;w=10', '"default";r=4;t=9', undefined],
+      [200, '"default";q=2;w=10', '"default";r=1;t=8', undefined],
+      [429, '"default";q=2;w=10', '"default";r=0;t=8', "8"]
+    ])
   })
 
   it("has no limit without a limiter", async () => {

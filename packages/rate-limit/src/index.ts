@@ -7,8 +7,10 @@ export {
   DEFAULT_TIMEOUT_MS,
   RateLimitStoreTimeout,
   type ClosableRateLimiter,
-  type SharedLimiterOptions
-} from "./fail-open.js"
+  type LocalReason,
+  type SharedLimiterOptions,
+  type SharedLimiterStats
+} from "./store-limiter.js"
 export { makeMemoryRateLimiter } from "./memory.js"
 export { makeClusterRateLimiter, startClusterRateLimitPrimary } from "./cluster.js"
 export { makePostgresRateLimiter, RATE_LIMIT_TABLE, type PostgresRateLimiterOptions } from "./postgres.js"

@@ -1,6 +1,6 @@
 import type { RateLimitQuota } from "@accord/core"
 import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible"
-import type { ClosableRateLimiter } from "./fail-open.js"
+import type { ClosableRateLimiter } from "./store-limiter.js"
 import { fixedWindowFor, retryAfterSeconds, type RateLimitOptions } from "./window.js"
 
 const allowed = (): number => 0

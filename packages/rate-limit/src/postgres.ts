@@ -3,11 +3,11 @@ import pg from "pg"
 import { RateLimiterPostgres } from "rate-limiter-flexible"
 import {
   DEFAULT_KEY_PREFIX,
-  failOpen,
+  storeLimiter,
   reporter,
   type ClosableRateLimiter,
   type SharedLimiterOptions
-} from "./fail-open.js"
+} from "./store-limiter.js"
 import { fixedWindowFor, type RateLimitOptions } from "./window.js"
 
 /** The table that holds the windows, one row per key: `key varchar(255) PRIMARY KEY, points integer, expire bigint`. */
@@ -42,7 +42,8 @@ const CLEANUP_INTERVAL_MS = 5 * 60_000
 /**
  * One allowance per credential for every process on the database, in the table `accord_rate_limits`. Resolves once
  * the table is there; rejects when it cannot be created (the database is unreachable, or the role may not create
- * tables), having closed its pool. After that, a failing database fails open (see `SharedLimiterOptions`).
+ * tables), having closed its pool. After that, while the database fails or is slow, this process limits each credential
+ * by itself (see `SharedLimiterOptions`).
  *
  * The windows' ends are computed from each process's clock: keep the servers' clocks in sync.
  */
@@ -96,8 +97,8 @@ export const makePostgresRateLimiter = async (options: PostgresRateLimiterOption
   }
 
   const longestKey = MAX_ROW_KEY - keyPrefix.length - 1
-  // A key PostgreSQL text cannot hold (a NUL) would fail its statement, and a failure fails open for everyone: it is
-  // stored as its digest too, so no credential's bytes can make the store look down.
+  // A key PostgreSQL text cannot hold (a NUL) would fail its statement, and a failure sends every credential to the
+  // local limit: it is stored as its digest too, so no credential's bytes can make the store look down.
   const rowKey = (key: string): string =>
     key.length <= longestKey && !key.includes("\u0000")
       ? key
@@ -112,7 +113,7 @@ export const makePostgresRateLimiter = async (options: PostgresRateLimiterOption
   return {
     // No more statements in flight than the pool has connections: none waits inside the pool, where a wait would
     // look like a database that does not answer (docs/operations.md, "Rate limits").
-    ...failOpen((key, count) => limiter.consume(rowKey(key), count), {
+    ...storeLimiter((key, count) => limiter.consume(rowKey(key), count), {
       ...options,
       points,
       windowSeconds: durationSeconds,

@@ -1,13 +1,14 @@
 import { Redis } from "ioredis"
 import { RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible"
 import {
+  clientTimeoutMs,
   DEFAULT_KEY_PREFIX,
   DEFAULT_TIMEOUT_MS,
-  failOpen,
+  storeLimiter,
   reporter,
   type ClosableRateLimiter,
   type SharedLimiterOptions
-} from "./fail-open.js"
+} from "./store-limiter.js"
 import { fixedWindowFor, type RateLimitOptions } from "./window.js"
 
 /** How long a connection attempt may take, and how long `makeRedisRateLimiter` waits for the first one. */
@@ -26,18 +27,19 @@ export interface RedisRateLimiterOptions extends RateLimitOptions, SharedLimiter
 /**
  * One allowance per credential for every process on the Redis server, with keys `{keyPrefix}:{user|client}:{id}`
  * expiring with their window (Redis's own clock). Resolves once connected, or once the first attempt has failed
- * or taken 2 s: Redis being down does not stop a start; until it answers, requests fail open (`onError` is told,
- * and the client keeps reconnecting). Commands never queue while disconnected: they fail at once, and are served.
+ * or taken 2 s: Redis being down does not stop a start; until it answers, this process limits each credential by
+ * itself (`localCapacity`; `onError` is told, and the client keeps reconnecting). Commands never queue while
+ * disconnected: they fail at once, and the request is decided in the process.
  */
 export const makeRedisRateLimiter = async (options: RedisRateLimiterOptions): Promise<ClosableRateLimiter> => {
   const { points, durationSeconds } = fixedWindowFor(options)
   if (!/^rediss?:\/\/./.test(options.url)) throw new RangeError("url must be a redis:// or rediss:// URL")
   const client = new Redis(options.url, {
     // Fail fast: a command sent while disconnected errors at once instead of waiting in the offline queue, one in
-    // flight when the connection drops is not resent, and one with no reply gives up with the request's own wait.
+    // flight when the connection drops is not resent, and one with no reply gives up soon after the request's own wait.
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
-    commandTimeout: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    commandTimeout: clientTimeoutMs(options.timeoutMs ?? DEFAULT_TIMEOUT_MS),
     connectTimeout: CONNECT_TIMEOUT_MS,
     retryStrategy: reconnectDelay,
     lazyConnect: true
@@ -68,7 +70,7 @@ export const makeRedisRateLimiter = async (options: RedisRateLimiterOptions): Pr
   })
 
   let closed = false
-  const commandTimeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
+  const commandTimeoutMs = clientTimeoutMs(options.timeoutMs ?? DEFAULT_TIMEOUT_MS)
   /** When Redis last answered anything on this client: a busy connection still answers, a silent one does not. */
   let lastReplyAt = performance.now()
   const replied = (): void => {
@@ -100,7 +102,7 @@ export const makeRedisRateLimiter = async (options: RedisRateLimiterOptions): Pr
       return result
     }, reconnectIfSilent)
   return {
-    ...failOpen(consume, { ...options, points, windowSeconds: durationSeconds }),
+    ...storeLimiter(consume, { ...options, points, windowSeconds: durationSeconds }),
     close: () => {
       if (!closed) {
         closed = true

@@ -23,6 +23,8 @@ if (cluster.isPrimary) {
     capacity: 5,
     refillPerSecond: 1,
     timeoutMs: 300,
+    // Each of the two workers' share, should the primary not answer.
+    localCapacity: 2,
     onError: (error) => errors.push(String(error))
   })
   const waits = []

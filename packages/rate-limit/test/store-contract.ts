@@ -7,8 +7,12 @@ const BURST = 3000
 const BYSTANDER_REQUESTS = 20
 
 /** What a shared case sets on a limiter; the store's own `make` adds its connection and names (schema, key prefix). */
-export interface SharedCaseOptions extends Pick<SharedLimiterOptions, "onError" | "timeoutMs" | "pauseAfterErrorMs"> {
+export interface SharedCaseOptions extends Pick<
+  SharedLimiterOptions,
+  "onError" | "timeoutMs" | "pauseAfterErrorMs" | "localCapacity"
+> {
   readonly capacity?: number
+  readonly refillPerSecond?: number
 }
 
 /** Another address for the limiter: a proxy to the store, or a place where no store answers (a closed port). */
@@ -47,7 +51,7 @@ export interface SharedLimiterStore {
 
 /**
  * The cases every store limiter shared between processes passes (PostgreSQL, Redis): one allowance for two limiters,
- * and failing open, within its timeout, when the store is unreachable, black-holed, or goes silent. `ownCases`
+ * and limiting in the process, within its timeout, when the store is unreachable, black-holed, or goes silent. `ownCases`
  * registers the store's own cases in the same describe, after these.
  */
 export const describeSharedLimiterStore = (store: SharedLimiterStore, ownCases: () => void = () => {}): void => {
@@ -95,9 +99,9 @@ export const describeSharedLimiterStore = (store: SharedLimiterStore, ownCases: 
         ])
       })
 
-      it(`fails open when ${store.store} is unreachable: the request is served at once, onError told, nothing rejects`, async () => {
+      it(`limits by itself when ${store.store} is unreachable: each request decided at once, by the process's own quota, onError told, nothing rejects`, async () => {
         const errors: Array<unknown> = []
-        // A time-out no request may wait for: each is served on the refusal itself, never on the time-out.
+        // A time-out no request may wait for: each is decided on the refusal itself, never on the time-out.
         const limiter = await make(
           { pauseAfterErrorMs: 0, timeoutMs: 600_000, onError: (error) => errors.push(error) },
           elsewhere("127.0.0.1", 1, false)
@@ -105,15 +109,22 @@ export const describeSharedLimiterStore = (store: SharedLimiterStore, ownCases: 
         const atStart = errors.length
         if (persistent) expect(String(errors[0])).toMatch(/ECONNREFUSED/)
         else expect(atStart).toBe(0)
-        for (let index = 0; index < 7; index++) expect(await limiter.consume("user:u_1")).toBe(0)
+        const quotas: Array<unknown> = []
+        for (let index = 0; index < 7; index++) {
+          const quota = await limiter.consumeQuota?.("user:u_1")
+          quotas.push(typeof quota === "number" ? quota : [quota?.waitSeconds === 0, quota?.policyQuota])
+        }
+        // The whole capacity (the default local capacity: one process), stated, then refusals.
+        expect(quotas).toEqual([...Array.from({ length: 5 }, () => [true, 5]), [false, 5], [false, 5]])
         // Each request failed and was reported (pauseAfterErrorMs 0); a persistent client's reconnections add more.
         if (persistent) expect(errors.length).toBeGreaterThanOrEqual(atStart + 7)
         else expect(errors).toHaveLength(7)
         expect(String(errors[0])).toMatch(/ECONNREFUSED/)
         expect(errors.filter((error) => error instanceof RateLimitStoreTimeout)).toEqual([])
+        expect(limiter.stats?.().limitingLocally).toBe(true)
       })
 
-      it(`fails open within its timeout when ${store.store} accepts connections and never answers`, async () => {
+      it(`limits by itself within its timeout when ${store.store} accepts connections and never answers`, async () => {
         const blackHole = await startBlackHole()
         const errors: Array<unknown> = []
         let limiter: ClosableRateLimiter | undefined
@@ -137,7 +148,7 @@ export const describeSharedLimiterStore = (store: SharedLimiterStore, ownCases: 
         }
       })
 
-      it(`fails open within its timeout when ${store.store} goes silent after answering`, async () => {
+      it(`limits by itself within its timeout when ${store.store} goes silent after answering`, async () => {
         const proxy = await startSwitchableProxy(store.url, store.defaultPort)
         const errors: Array<unknown> = []
         let limiter: ClosableRateLimiter | undefined
@@ -148,8 +159,12 @@ export const describeSharedLimiterStore = (store: SharedLimiterStore, ownCases: 
           )
           expect([await limiter.consume("user:silent"), await limiter.consume("user:silent")]).toEqual([0, 1])
           proxy.blackHole()
-          // Served because its time-out passed (the silent store never answers), and said so.
-          expect(await limiter.consume("user:silent")).toBe(0)
+          // A window the store said was spent stays refused, without asking it.
+          expect(await limiter.consume("user:silent")).toBeGreaterThanOrEqual(1)
+          expect(errors).toEqual([])
+          // Another credential: decided here because its time-out passed (the silent store never answers), and said so.
+          expect(await limiter.consume("user:silent-other")).toBe(0)
+          expect(await limiter.consume("user:silent-other")).toBeGreaterThanOrEqual(1)
           expect(errors).toEqual([expect.any(RateLimitStoreTimeout)])
         } finally {
           // The proxy first: a pool's close waits for the query still unanswered behind it.
@@ -183,8 +198,10 @@ export const describeSharedLimiterStore = (store: SharedLimiterStore, ownCases: 
         }
         // Every refusal says when to come back: within the window.
         for (const wait of [...attackerWaits, ...bystanderWaits]) expect(wait).toBeLessThanOrEqual(5)
-        // Nothing failed: the store was busy, never reported down.
+        // Nothing failed: the store was busy, never reported down; and the burst cost it a handful of statements
+        // (its first request's, then one for the rest, then none: the window was spent), not thousands.
         expect(errors).toEqual([])
+        expect(limiter.stats?.().statements).toBeLessThanOrEqual(10)
       })
 
       ownCases()

@@ -12,6 +12,7 @@ import { methodLabel, type RequestLog } from "@accord/core"
 import type { ScryptHasherLoad } from "@accord/node/scrypt"
 import { listen, type ClientErrorLog, type StandaloneServerOptions } from "@accord/node/server"
 import type { PgPoolStats } from "@accord/store-postgres"
+import type { SharedLimiterStats } from "@accord/rate-limit"
 import type { DeliveryStatus } from "@accord/domain"
 
 // Label values come from fixed sets only (docs/operations.md, "Metrics"): a client chooses its method and path, so
@@ -44,6 +45,11 @@ export interface AccordMetrics extends MetricsHooks {
   readonly observeEvents: (countByStatus: () => Promise<Readonly<Record<DeliveryStatus, number>>>) => {
     readonly settled: (status: DeliveryStatus, recordedAt: Date, now: Date) => void
   }
+  /**
+   * A shared rate limit's counts, read when scraped (docs/operations.md, "Rate limits"); its metrics exist once a
+   * limiter with a store (cluster, PostgreSQL, Redis) is observed.
+   */
+  readonly observeRateLimit: (stats: () => SharedLimiterStats) => void
 }
 
 /**
@@ -82,6 +88,24 @@ export const createMetrics = (registry: Registry = new Registry()): AccordMetric
       }
     })
 
+  /** A counter whose count another object keeps, shown when scraped (reset, then the count: a counter cannot be set). */
+  const liveCounter = <L extends string>(
+    name: string,
+    help: string,
+    labelNames: ReadonlyArray<L>,
+    read: () => ReadonlyArray<readonly [Partial<Record<L, string>>, number]>
+  ) =>
+    new Counter({
+      name,
+      help,
+      labelNames,
+      registers,
+      collect() {
+        this.reset()
+        for (const [labels, count] of read()) this.inc(labels, count)
+      }
+    })
+
   let hashing: ScryptHasherLoad | undefined
   liveGauge("accord_password_hashes_running", "Password hashes (or checks) computing now.", () => hashing?.running ?? 0)
   liveGauge("accord_password_hashes_waiting", "Password hashes waiting for a slot.", () => hashing?.waiting ?? 0)
@@ -95,16 +119,13 @@ export const createMetrics = (registry: Registry = new Registry()): AccordMetric
     "Password hashes allowed to wait (SCRYPT_MAX_QUEUED); past it, 503.",
     () => hashing?.maxQueued ?? 0
   )
-  new Counter({
-    name: "accord_password_hashes_rejected_total",
-    help: "Password hashes refused because every slot and the queue were taken (answered 503).",
-    registers,
-    collect() {
-      // The hasher counts; the counter shows its total (reset, then the count: a counter cannot be set).
-      this.reset()
-      this.inc(hashing?.rejected ?? 0)
-    }
-  })
+  // The hasher counts; the counter shows its total.
+  liveCounter(
+    "accord_password_hashes_rejected_total",
+    "Password hashes refused because every slot and the queue were taken (answered 503).",
+    [],
+    () => [[{}, hashing?.rejected ?? 0]]
+  )
 
   let pool: PgPoolStats | undefined
   const registerPoolGauges = () => {
@@ -138,6 +159,36 @@ export const createMetrics = (registry: Registry = new Registry()): AccordMetric
     observePool: (observed) => {
       if (pool === undefined) registerPoolGauges()
       pool = observed
+    },
+    observeRateLimit: (stats) => {
+      liveGauge(
+        "accord_rate_limit_limiting_locally",
+        "1 while this process limits each credential by itself: its rate limit store failed and has not answered in time since (under --workers, the workers doing so).",
+        () => (stats().limitingLocally ? 1 : 0)
+      )
+      liveCounter("accord_rate_limit_store_statements_total", "Statements sent to the rate limit store.", [], () => [
+        [{}, stats().statements]
+      ])
+      liveCounter(
+        "accord_rate_limit_store_failures_total",
+        "Rate limit store failures: errors, and statements unanswered in time.",
+        [],
+        () => [[{}, stats().storeFailures]]
+      )
+      liveCounter(
+        "accord_rate_limit_local_decisions_total",
+        "Requests this process's own limit decided, by why (store_failed, or store_busy: no turn in time) and result.",
+        ["reason", "result"] as const,
+        () => {
+          const { local } = stats()
+          return [
+            [{ reason: "store_failed", result: "allowed" }, local.failed.allowed],
+            [{ reason: "store_failed", result: "refused" }, local.failed.refused],
+            [{ reason: "store_busy", result: "allowed" }, local.busy.allowed],
+            [{ reason: "store_busy", result: "refused" }, local.busy.refused]
+          ]
+        }
+      )
     },
     observeEvents: (countByStatus) => {
       new Gauge({

@@ -328,7 +328,7 @@ export const serverOptions = {
     default: "memory",
     help:
       "where the limit is counted: this process (a cluster's workers share their primary's), the store's database " +
-      "(needs `--store postgres`) or Redis; when it fails, requests are served"
+      "(needs `--store postgres`) or Redis; when it fails, each process limits by itself"
   }),
   redisUrl: option({
     group: group.rateLimit,

@@ -13,7 +13,7 @@ import { ConfigError, type AccordConfig } from "./config.js"
 import type { ClosableRateLimiter } from "@accord/rate-limit"
 import { connectionLogging, createLogger } from "./logger.js"
 import { requestLogging } from "./request-line.js"
-import { rateLimitErrorLogging, storeFullLogging } from "./throttled-log.js"
+import { storeFullLogging } from "./throttled-log.js"
 import type { RunningRelay } from "./events.js"
 import type { AccordMetrics, MetricsListener } from "./metrics.js"
 import { makeServerRateLimiter } from "./rate-limiter.js"
@@ -279,12 +279,10 @@ export const startAccord = async (config: AccordConfig, options: StartOptions = 
       )
     }
     // After the store: a PostgreSQL limit's table goes into the schema the store's migrations created.
-    rateLimit = await makeServerRateLimiter(config, {
-      clustered,
-      onError: rateLimitErrorLogging(logger, describe)
-    }).catch((error: unknown) => {
+    rateLimit = await makeServerRateLimiter(config, { clustered, logger, describe }).catch((error: unknown) => {
       throw new StartError(`cannot start the ${config.rateLimit?.store} rate limit: ${describe(error)}`)
     })
+    if (rateLimit?.stats !== undefined) metrics?.observeRateLimit(rateLimit.stats)
     // Before the service's port, so that a taken metrics port stops the start before any client is answered.
     if (metering !== undefined && config.metrics !== undefined && !clustered) {
       const { host, port } = config.metrics

@@ -7,9 +7,9 @@ export const RATE_LIMIT_ERROR_LOG_INTERVAL_MS = 30_000
 export const STORE_FULL_LOG_INTERVAL_MS = 30_000
 
 /**
- * Repeated failures, logged at `level` with `message`: the first at once, then at most one per interval with the count
- * of those not logged (`failuresNotLogged`), so an outage does not flood the log. Only the failure's own words
- * (`describe`), never the error object: no URL, no stack, no statement parameters.
+ * Repeated failures, logged at `level` with `message` and `fields`: the first at once, then at most one per interval
+ * with the count of those not logged (`failuresNotLogged`), so an outage does not flood the log. Only the failure's
+ * own words (`describe`), never the error object: no URL, no stack, no statement parameters. Returns whether it logged.
  */
 const throttledFailureLogging = (
   logger: Logger,
@@ -17,37 +17,54 @@ const throttledFailureLogging = (
   message: string,
   describe: (error: unknown) => string,
   intervalMs: number,
-  now: () => number
-): ((error: unknown) => void) => {
+  now: () => number,
+  fields: Readonly<Record<string, unknown>> = {}
+): ((error: unknown) => boolean) => {
   let loggedAt: number | undefined
   let notLogged = 0
   return (error) => {
     const at = now()
     if (loggedAt !== undefined && at - loggedAt < intervalMs) {
       notLogged += 1
-      return
+      return false
     }
-    logger[level]({ error: describe(error), failuresNotLogged: notLogged }, message)
+    logger[level]({ error: describe(error), failuresNotLogged: notLogged, ...fields }, message)
     loggedAt = at
     notLogged = 0
+    return true
   }
 }
 
-/** The rate limit store's failures, while requests are served without the limit (docs/operations.md, "Rate limits"). */
-export const rateLimitErrorLogging = (
+export const RATE_LIMIT_STORE_FAILED = "rate limit store failed; this process limits each credential by itself"
+export const RATE_LIMIT_STORE_BACK = "rate limit store answers again; the shared limit applies"
+
+/**
+ * The rate limit store's failures, while this process limits each credential by itself (`localCapacity` per window;
+ * docs/operations.md, "Rate limits"), throttled; and its return, logged (info) when the failure before it was, so
+ * that the log tells when the process limited locally.
+ */
+export const rateLimitStoreLogging = (
   logger: Logger,
   describe: (error: unknown) => string,
+  localCapacity: number,
   intervalMs = RATE_LIMIT_ERROR_LOG_INTERVAL_MS,
   now: () => number = () => performance.now()
-): ((error: unknown) => void) =>
-  throttledFailureLogging(
-    logger,
-    "error",
-    "rate limit store failed; requests are served without the limit",
-    describe,
-    intervalMs,
-    now
-  )
+): { readonly onError: (error: unknown) => void; readonly onRecover: (failedForMs: number) => void } => {
+  const failed = throttledFailureLogging(logger, "error", RATE_LIMIT_STORE_FAILED, describe, intervalMs, now, {
+    localCapacity
+  })
+  let failureLogged = false
+  return {
+    onError: (error) => {
+      if (failed(error)) failureLogged = true
+    },
+    onRecover: (failedForMs) => {
+      if (!failureLogged) return
+      failureLogged = false
+      logger.info({ failedForMs: Math.round(failedForMs) }, RATE_LIMIT_STORE_BACK)
+    }
+  }
+}
 
 /**
  * The statements a full store (its disk, or memory) failed, each answered 503 (docs/operations.md, "The PGlite

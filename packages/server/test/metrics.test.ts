@@ -331,3 +331,46 @@ describe("a cluster's metrics, summed by the primary", () => {
     }
   })
 })
+
+describe('a shared rate limit\'s metrics (docs/operations.md, "Rate limits")', () => {
+  it("shows the limiter's own counts when scraped: whether it limits locally, its statements, failures and local decisions", async () => {
+    const { createMetrics } = await import("../src/metrics.js")
+    const metrics = createMetrics()
+    const parse = async () => {
+      const lines = (await metrics.registry.metrics()).split("\n").filter((line) => !/ nan$/i.test(line))
+      return getMetricsFromIterator(lines[Symbol.iterator]())
+    }
+    expect((await parse())["accord_rate_limit_limiting_locally"]).toBeUndefined()
+    let stats = {
+      limitingLocally: false,
+      statements: 3,
+      storeFailures: 0,
+      local: { failed: { allowed: 0, refused: 0 }, busy: { allowed: 1, refused: 0 } }
+    }
+    metrics.observeRateLimit(() => stats)
+    const before = await parse()
+    expect(value(before, "accord_rate_limit_limiting_locally")).toBe(0)
+    expect(value(before, "accord_rate_limit_store_statements_total")).toBe(3)
+    stats = {
+      limitingLocally: true,
+      statements: 4,
+      storeFailures: 1,
+      local: { failed: { allowed: 5, refused: 2995 }, busy: { allowed: 1, refused: 0 } }
+    }
+    const during = await parse()
+    expect(value(during, "accord_rate_limit_limiting_locally")).toBe(1)
+    expect(value(during, "accord_rate_limit_store_statements_total")).toBe(4)
+    expect(value(during, "accord_rate_limit_store_failures_total")).toBe(1)
+    expect(byLabels(samples(during, "accord_rate_limit_local_decisions_total"), (sample) => sample.value)).toEqual(
+      byLabels(
+        [
+          { labels: { reason: "store_failed", result: "allowed" }, value: 5 },
+          { labels: { reason: "store_failed", result: "refused" }, value: 2995 },
+          { labels: { reason: "store_busy", result: "allowed" }, value: 1 },
+          { labels: { reason: "store_busy", result: "refused" }, value: 0 }
+        ],
+        (sample) => sample.value
+      )
+    )
+  })
+})

@@ -211,6 +211,8 @@ describe("one credential's burst against the shared rate limit", () => {
 
   /** The service on the postgres store with the limit in `store`; the burst, and the other credential's requests. */
   const burst = async (store: "postgres" | "redis") => {
+    /** The error lines: a store failure, which would put the process on its own limit for a while. */
+    const failures: Array<string> = []
     const schema = freshSchema()
     schemas.push(schema)
     const accord = await startAccord(
@@ -225,7 +227,7 @@ describe("one credential's burst against the shared rate limit", () => {
         rateLimit: { capacity: CAPACITY, refillPerSecond: REFILL_PER_SECOND, store },
         ...(store === "redis" && { redisUrl: Redacted.make(redisUrl ?? "") })
       },
-      { logger: createLogger("silent") }
+      { logger: createLogger("error", { write: (line: string) => void failures.push(line) }) }
     )
     // Many connections at once, as many clients would open.
     const agent = new Agent({ keepAlive: true, maxSockets: 256 })
@@ -250,11 +252,14 @@ describe("one credential's burst against the shared rate limit", () => {
       const elapsed = performance.now() - started
       const count = (of: ReadonlyArray<number>, status: number) => of.filter((got) => got === status).length
       const summary = `200s: ${count(burstStatuses, 200)} of the burst, ${count(otherStatuses, 200)} of the other credential's`
-      // Each credential passes at most its capacity per 5 s window it used (one, unless the machine is very slow);
-      // everything else is 429, never a 5xx.
+      // Each credential passes at most its capacity per 5 s window it used (one, unless the machine is very slow),
+      // exactly while the store answers in time; if it failed (a machine so loaded that a statement took 500 ms),
+      // the process's own limit adds its capacity at most (docs/operations.md, "Rate limits"). Everything else is
+      // 429, never a 5xx.
       const windows = 1 + Math.floor(elapsed / 5000)
+      const perWindow = failures.length === 0 ? CAPACITY : 2 * CAPACITY
       for (const of of [burstStatuses, otherStatuses]) {
-        expect(count(of, 200), summary).toBeLessThanOrEqual(CAPACITY * windows)
+        expect(count(of, 200), `${summary}; ${failures.join("")}`).toBeLessThanOrEqual(perWindow * windows)
         expect(count(of, 200), summary).toBeGreaterThanOrEqual(1)
         expect(count(of, 200) + count(of, 429), summary).toBe(of.length)
       }

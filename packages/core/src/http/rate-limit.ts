@@ -26,16 +26,22 @@ export interface RateLimitQuota {
   readonly remaining: number
   /** Whole seconds until the window ends and the quota comes back whole. */
   readonly resetSeconds: number
+  /**
+   * The requests per window this answer was counted against, when not the limiter's `policy.quota`: a process that
+   * limits by itself while its shared store fails states its own share (`@accord/rate-limit`).
+   */
+  readonly policyQuota?: number
 }
 
 /**
  * The draft-ietf-httpapi-ratelimit-headers-10 fields, structured fields (RFC 9651): the policy `"default"` with its
- * quota `q` and window `w`, and the current state of it: remaining `r` and seconds to reset `t`.
+ * quota `q` (the answer's own `policyQuota` when it has one) and window `w`, and the current state of it: remaining
+ * `r` and seconds to reset `t`.
  */
 export const rateLimitHeaders = (
   policy: { readonly quota: number; readonly windowSeconds: number },
   quota: RateLimitQuota
 ): Readonly<Record<string, string>> => ({
-  "ratelimit-policy": `"default";q=${policy.quota};w=${policy.windowSeconds}`,
+  "ratelimit-policy": `"default";q=${quota.policyQuota ?? policy.quota};w=${policy.windowSeconds}`,
   ratelimit: `"default";r=${quota.remaining};t=${quota.resetSeconds}`
 })

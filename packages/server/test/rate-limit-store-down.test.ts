@@ -1,34 +1,42 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { paths, send } from "@accord/conformance"
 import { createLogger } from "../src/logger.js"
-import { rateLimitErrorLogging } from "../src/throttled-log.js"
+import { RATE_LIMIT_STORE_BACK, RATE_LIMIT_STORE_FAILED, rateLimitStoreLogging } from "../src/throttled-log.js"
 import { bearer, buildServer, makeTempDir, spawnCli, stopped, testSeed, USER_TOKEN } from "./cli-helpers.js"
 
-const FAILED = "rate limit store failed; requests are served without the limit"
+const FAILED = RATE_LIMIT_STORE_FAILED
 
-describe("rateLimitErrorLogging", () => {
-  it("logs the first failure at once, then at most one line per interval with the count it did not log", () => {
+describe("rateLimitStoreLogging", () => {
+  it("logs the first failure at once, then at most one line per interval with the count it did not log, and the return after a logged failure", () => {
     const lines: Array<Record<string, unknown>> = []
     const logger = createLogger("info", { write: (line: string) => void lines.push(JSON.parse(line)) })
     let now = 0
-    const log = rateLimitErrorLogging(
+    const log = rateLimitStoreLogging(
       logger,
       (error) => String(error),
+      2,
       30_000,
       () => now
     )
-    log(new Error("connect ECONNREFUSED 127.0.0.1:6379"))
+    log.onError(new Error("connect ECONNREFUSED 127.0.0.1:6379"))
     now = 1000
-    log(new Error("second"))
+    log.onError(new Error("second"))
+    log.onRecover(1234.5)
     now = 29_999
-    log(new Error("third"))
-    expect(lines).toHaveLength(1)
+    log.onError(new Error("third"))
+    // Its failure was not logged: neither is its return, so the log never says "back" while the store is down.
+    log.onRecover(10)
+    expect(lines).toHaveLength(2)
     now = 30_000
-    log(new Error("Command timed out"))
-    expect(lines.map((line) => [line["level"], line["msg"], line["error"], line["failuresNotLogged"]])).toEqual([
-      [50, FAILED, "Error: connect ECONNREFUSED 127.0.0.1:6379", 0],
-      [50, FAILED, "Error: Command timed out", 2]
+    log.onError(new Error("Command timed out"))
+    expect(
+      lines.map((line) => [line["level"], line["msg"], line["error"], line["failuresNotLogged"], line["localCapacity"]])
+    ).toEqual([
+      [50, FAILED, "Error: connect ECONNREFUSED 127.0.0.1:6379", 0, 2],
+      [30, RATE_LIMIT_STORE_BACK, undefined, undefined, undefined],
+      [50, FAILED, "Error: Command timed out", 2, 2]
     ])
+    expect(lines[1]?.["failedForMs"]).toBe(1235)
   })
 })
 
@@ -42,7 +50,7 @@ describe("the CLI with its rate limit store unreachable", () => {
   }, 120_000)
   afterAll(() => temp?.cleanup())
 
-  it("starts, serves every request (fail open, never a 500), and logs the failure once, without the Redis URL", async () => {
+  it("starts, limits each credential by itself (never open, never a 500), and logs the failure once, without the Redis URL", async () => {
     const cli = spawnCli([
       "--port",
       "0",
@@ -65,12 +73,13 @@ describe("the CLI with its rate limit store unreachable", () => {
         (await send(url, { method: "GET", path: paths.paymentMethods, headers: bearer(USER_TOKEN) })).status
       )
     }
-    expect(statuses).toEqual([200, 200, 200, 200, 200])
+    // The whole capacity, 1, per window of 10 s: this process is the only one.
+    expect(statuses).toEqual([200, 429, 429, 429, 429])
     expect(await stopped(cli)).toEqual({ code: 0, signal: null })
 
     const failures = cli.logLines().filter((line) => line["msg"] === FAILED)
     expect(failures).toHaveLength(1)
-    expect(failures[0]).toMatchObject({ level: 50, error: expect.stringContaining("ECONNREFUSED") })
+    expect(failures[0]).toMatchObject({ level: 50, error: expect.stringContaining("ECONNREFUSED"), localCapacity: 1 })
     expect(cli.stderr()).not.toContain("s3cret-redis-pw")
     expect(cli.stdout()).not.toContain("s3cret-redis-pw")
   })

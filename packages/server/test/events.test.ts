@@ -60,14 +60,12 @@ const relay = async (
       retryForMs: 86_400_000,
       backoffMs: 1,
       pollMs: 5,
+      retentionDays: 0,
       ...settings
     },
     {
-      onRefused: (_event, _sink, reason) => {
-        refusals.push(reason)
-        waiters.changed()
-      },
-      onSettled: (_event, settlement) => {
+      onSettled: (_event, _sink, settlement, failure) => {
+        if (failure !== undefined) refusals.push(failure.reason)
         settled.push(settlement.status)
         waiters.changed()
       }
@@ -309,13 +307,25 @@ describe("the server with --webhook-url", () => {
     expect((await fetch(`${accord.url}/api/health/ready`)).status).toBe(200)
     const metrics = await (await fetch(`${accord.metricsUrl ?? ""}/metrics`)).text()
     expect(metrics).toContain('accord_events{status="pending"} 1')
-    expect(metrics).toMatch(/accord_event_deliveries_total\{status="pending"\} [1-9]/)
-    // Logged by the sink's digest and the reason: never the URL, its token, or the secret.
+    expect(metrics).toMatch(/accord_event_deliveries_total\{sink="webhook:[0-9a-f]{16}",status="pending"\} [1-9]/)
+    expect(metrics).toMatch(/accord_event_sink_deliveries\{sink="webhook:[0-9a-f]{16}",status="pending"\} 1/)
+    // Each sink named once at start by its endpoint (scheme, host, path), then by its digest and the reason: never
+    // the URL's query (its token), or the secret.
     const log = lines.join("")
     expect(log).toContain("event delivery failed; retrying")
+    const named = lines
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((line) => line["msg"] === "event sink")
+    expect(named.map((line) => line["endpoint"])).toEqual([
+      receiver.url.split("?")[0],
+      `http://127.0.0.1:${down.port}/hooks`
+    ])
+    expect(named.map((line) => line["sink"])).toEqual([
+      expect.stringMatching(/^webhook:[0-9a-f]{16}$/),
+      expect.stringMatching(/^webhook:/)
+    ])
     expect(log).not.toContain(receiver.url.split("?")[1] ?? "token=")
     expect(log).not.toContain(secret)
-    expect(log).not.toContain(`${down.port}/hooks`)
   })
 
   it("refuses --webhook-url without WEBHOOK_SECRET (exit 2)", () => {

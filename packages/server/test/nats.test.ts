@@ -4,7 +4,7 @@ import { mkdtemp, rm } from "node:fs/promises"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { afterAll, describe, expect, it } from "@effect/vitest"
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect, ManagedRuntime, Schema } from "effect"
 import { DeliverPolicy, jetstream, jetstreamManager } from "@nats-io/jetstream"
 import { connect } from "@nats-io/transport-node"
@@ -12,6 +12,17 @@ import { toEventEnvelope } from "@accord/contract"
 import { EventStore, Seed, TimezoneOffset, updateLanguagePreferences, UserId } from "@accord/domain"
 import { makeMemoryStore } from "@accord/store-memory"
 import { NATS_STREAM, natsSink, natsSubject, startEventRelay, type RelaySettings } from "../src/events.js"
+import {
+  bearer,
+  buildServer,
+  killLeftovers,
+  makeTempDir,
+  spawnCli,
+  stopped,
+  testSeed,
+  USER_TOKEN,
+  type Cli
+} from "./cli-helpers.js"
 
 // docs/operations.md, "Events": the relay's NATS JetStream sink, read back by a JetStream consumer. Needs a NATS server
 // with JetStream: NATS_URL (e.g. nats://127.0.0.1:4222), as .ci/run sets it where one runs.
@@ -193,5 +204,87 @@ describe.skipIf(natsServerBinary === undefined)(
         await rm(storeDir, { recursive: true, force: true })
       }
     }, 60_000)
+  }
+)
+
+describe.skipIf(natsServerBinary === undefined)(
+  natsServerBinary === undefined
+    ? "the server when NATS does not answer at start (skipped: no nats-server binary on this machine)"
+    : "the server when NATS does not answer at start",
+  () => {
+    let temp: Awaited<ReturnType<typeof makeTempDir>> | undefined
+    const clis: Array<Cli> = []
+    beforeAll(async () => {
+      buildServer()
+      temp = await makeTempDir()
+    }, 120_000)
+    afterAll(async () => {
+      await killLeftovers(clis)
+      await temp?.cleanup()
+    })
+
+    it("starts and serves, says so in its log and metrics, and publishes the events once NATS answers", async () => {
+      // Issue 35: it exited 1 ("cannot start the event relay: connection refused") after opening its port.
+      const seedPath = (await temp?.write("seed.json", testSeed)) ?? ""
+      const storeDir = await mkdtemp(join(tmpdir(), "accord-nats-"))
+      const port = await freePort()
+      const cli = spawnCli(
+        [
+          "--port",
+          "0",
+          "--seed",
+          seedPath,
+          "--metrics-port",
+          "0",
+          "--events-nats-url",
+          `nats://127.0.0.1:${port}`,
+          "--events-backoff-ms",
+          "10",
+          "--events-poll-ms",
+          "10"
+        ],
+        { LOG_LEVEL: "info" }
+      )
+      clis.push(cli)
+      const url = await cli.listening
+      await cli.logged("NATS is unreachable; events are kept and published once it answers")
+      const metricsUrl = String(cli.logLines().find((line) => line["msg"] === "listening")?.["metricsUrl"])
+      const metrics = async () => (await fetch(`${metricsUrl}/metrics`)).text()
+      expect(await metrics()).toMatch(/^accord_event_nats_connected 0$/m)
+      for (const timezone of [15, 30]) {
+        const written = await fetch(`${url}/api/users/v1/preferences/language/`, {
+          method: "PUT",
+          headers: { ...bearer(USER_TOKEN), "content-type": "application/json" },
+          body: JSON.stringify({ timezone })
+        })
+        expect(written.status).toBe(200)
+      }
+      expect((await fetch(`${url}/api/health/ready`)).status).toBe(200)
+      const nats = spawn(natsServerBinary ?? "", ["-js", "-a", "127.0.0.1", "-p", String(port), "-sd", storeDir], {
+        stdio: "ignore"
+      })
+      try {
+        await cli.logged("NATS connected")
+        const connection = await connect({ servers: `nats://127.0.0.1:${port}` })
+        try {
+          const manager = await jetstreamManager(connection)
+          for (;;) {
+            if ((await manager.streams.info(NATS_STREAM)).state.messages === 2) break
+            await new Promise((resolve) => setTimeout(resolve, 20))
+          }
+        } finally {
+          await connection.drain()
+        }
+        expect(await metrics()).toMatch(/^accord_event_nats_connected 1$/m)
+        expect(await metrics()).toMatch(/^accord_events\{status="delivered"\} 2$/m)
+        const named = cli.logLines().find((line) => line["msg"] === "event sink")
+        expect(named).toMatchObject({ sink: "nats", servers: `nats://127.0.0.1:${port}` })
+        expect(await stopped(cli)).toEqual({ code: 0, signal: null })
+      } finally {
+        nats.kill("SIGTERM")
+        await new Promise((resolve) => nats.once("exit", resolve))
+        await rm(storeDir, { recursive: true, force: true })
+      }
+    }, 120_000)
   }
 )

@@ -121,6 +121,30 @@ export class MemoryEventLog {
     return dispatched
   }
 
+  retarget(sinks: ReadonlyArray<string>): number {
+    const moved = new Set<number>()
+    for (const [sink, pending] of this.pendingBySink) {
+      if (sinks.includes(sink)) continue
+      for (const position of pending) {
+        const entry = this.entries[position]!
+        const orphan = entry.deliveries?.get(sink)
+        if (entry.deliveries === undefined || orphan === undefined) continue
+        entry.deliveries.delete(sink)
+        for (const kept of sinks) {
+          if (entry.deliveries.has(kept)) continue
+          entry.deliveries.set(kept, { status: "pending", attempts: 0, since: orphan.since, dueAt: 0 })
+          this.pendingOf(kept).add(position)
+        }
+        this.setStatus(entry, statusOf(entry.deliveries))
+        moved.add(position)
+      }
+      this.pendingBySink.delete(sink)
+    }
+    // Added at the end of a sink's Set: re-sorted so that its oldest event is tried first.
+    for (const sink of sinks) this.sortPending(sink)
+    return moved.size
+  }
+
   claimDue(sink: string, now: number, heldUntil: number, limit: number): ReadonlyArray<PendingDelivery> {
     const claimed: Array<PendingDelivery> = []
     for (const position of this.pendingBySink.get(sink) ?? []) {
@@ -145,15 +169,7 @@ export class MemoryEventLog {
     delivery.dueAt = next
     if (status !== "pending") this.pendingBySink.get(sink)?.delete(position)
     if (status === "failed") this.failedBySink.set(sink, (this.failedBySink.get(sink) ?? 0) + 1)
-    const all = [...(entry.deliveries?.values() ?? [])]
-    this.setStatus(
-      entry,
-      all.some((each) => each.status === "pending")
-        ? "pending"
-        : all.some((each) => each.status === "failed")
-          ? "failed"
-          : "delivered"
-    )
+    this.setStatus(entry, statusOf(entry.deliveries))
   }
 
   replayFailed(now: number): number {
@@ -171,14 +187,16 @@ export class MemoryEventLog {
       this.setStatus(entry, "pending")
       replayed++
     })
-    // A Set iterates in insertion order: re-sort so that a sink's oldest replayed event is tried first.
-    for (const sink of touched) {
-      const pending = this.pendingOf(sink)
-      const sorted = [...pending].sort((a, b) => a - b)
-      pending.clear()
-      for (const position of sorted) pending.add(position)
-    }
+    for (const sink of touched) this.sortPending(sink)
     return replayed
+  }
+
+  /** A Set iterates in insertion order: re-sorted so that the sink's oldest event is tried first. */
+  private sortPending(sink: string): void {
+    const pending = this.pendingOf(sink)
+    const sorted = [...pending].sort((a, b) => a - b)
+    pending.clear()
+    for (const position of sorted) pending.add(position)
   }
 
   countByStatus(): Readonly<Record<DeliveryStatus, number>> {
@@ -196,6 +214,16 @@ export class MemoryEventLog {
       }))
       .filter((backlog) => backlog.pending > 0 || backlog.failed > 0)
   }
+}
+
+/** An event's status from its deliveries': pending while one is, else failed when one was given up, else delivered. */
+const statusOf = (deliveries: ReadonlyMap<string, Delivery> | undefined): DeliveryStatus => {
+  const all = [...(deliveries?.values() ?? [])]
+  return all.some((each) => each.status === "pending")
+    ? "pending"
+    : all.some((each) => each.status === "failed")
+      ? "failed"
+      : "delivered"
 }
 
 const binarySearch = (sorted: ReadonlyArray<number>, value: number): number => {
@@ -226,6 +254,7 @@ export const makeEventStore = (log: MemoryEventLog) =>
         return page === undefined ? Effect.fail(unknownCursor) : Effect.succeed(page)
       }),
     dispatch: (sinks, limit) => Effect.sync(() => log.dispatch(sinks, limit)),
+    retarget: (sinks) => Effect.sync(() => log.retarget(sinks)),
     claimDue: (sink, now, leaseUntil, limit) =>
       Effect.sync(() => log.claimDue(sink, now.getTime(), leaseUntil.getTime(), limit)),
     settle: (eventId, sink, settlement) =>

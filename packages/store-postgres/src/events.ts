@@ -185,6 +185,38 @@ export const makeEventStore = (sql: SqlExecutor) =>
         ),
         countOf
       ),
+    // A sink no longer configured (or an endpoint whose URL, and so its name, changed) would hold its pending
+    // deliveries for ever: they go to the configured sinks, and their events' statuses are counted again.
+    retarget: (sinks) =>
+      sql.transaction((tx) =>
+        Effect.gen(function* () {
+          const moved = yield* positionRows(
+            tx,
+            `WITH orphaned AS (
+               DELETE FROM event_deliveries WHERE status = 'pending' AND NOT (sink = ANY ($1::text[]))
+               RETURNING position, since),
+             adopted AS (
+               INSERT INTO event_deliveries (position, sink, status, since)
+               SELECT orphaned.position, kept.sink, 'pending', min(orphaned.since)
+               FROM orphaned CROSS JOIN unnest($1::text[]) AS kept (sink)
+               GROUP BY orphaned.position, kept.sink
+               ON CONFLICT (position, sink) DO NOTHING)
+             SELECT DISTINCT position FROM orphaned`,
+            [sinks]
+          )
+          if (moved.length === 0) return 0
+          yield* tx.query(
+            `UPDATE events AS e SET status = outcome.status FROM (
+               SELECT position, CASE WHEN bool_or(status = 'pending') THEN 'pending'
+                                     WHEN bool_or(status = 'failed') THEN 'failed'
+                                     ELSE 'delivered' END AS status
+               FROM event_deliveries WHERE position = ANY ($1::bigint[]) GROUP BY position) AS outcome
+             WHERE e.position = outcome.position AND e.status <> outcome.status`,
+            [moved.map((row) => row.position)]
+          )
+          return moved.length
+        })
+      ),
     // One deliverer a row at a time, across processes: the rows another holds (its lock, or its claim) are skipped.
     // The sink's own rows only, by its index: another sink's backlog costs this one nothing.
     claimDue: (sink, now, leaseUntil, limit) =>

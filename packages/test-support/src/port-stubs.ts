@@ -53,6 +53,7 @@ export const stubPort = {
         listByOwner: missing,
         list: missing,
         dispatch: missing,
+        retarget: missing,
         claimDue: missing,
         settle: missing,
         replayFailed: missing,

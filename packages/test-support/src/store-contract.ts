@@ -809,6 +809,47 @@ export const runStoreContract = (
           })
       )
 
+      it.effect(
+        "retarget moves a removed sink's pending deliveries to the configured sinks, and keeps what was done",
+        () =>
+          Effect.gen(function* () {
+            const events = yield* EventStore
+            yield* dispatchEverything(unique("earlier"))
+            const { userId, ids } = yield* seedUserWithMethods(2)
+            for (let index = 0; index < 3; index++) yield* setDefault(userId, nth(ids, index % 2), at(30 + index))
+            const [first, second, third] = (yield* ownEvents(userId)).map((recorded) => recorded.id)
+            if (first === undefined || second === undefined || third === undefined) throw new Error("three events")
+            const [kept, removed, added] = [unique("kept"), unique("removed"), unique("added")]
+            yield* dispatchEverything(kept, removed)
+            const delivered = { status: "delivered", attempts: 1, nextAttemptAt: undefined } as const
+            // The first: done everywhere. The second: delivered to the removed sink only. The third: to the kept one only.
+            yield* events.settle(first, kept, delivered)
+            yield* events.settle(first, removed, delivered)
+            yield* events.settle(second, removed, delivered)
+            yield* events.settle(third, kept, delivered)
+            yield* events.claimDue(removed, at(100), at(101), 100)
+            const before = yield* events.countByStatus
+
+            // The configuration is now `kept` and `added`: of these three, only the third had a pending delivery to the
+            // removed sink (the earlier tests' sinks are not configured either: their pending deliveries move too).
+            expect(yield* events.retarget([kept, added])).toBeGreaterThanOrEqual(1)
+            expect(yield* events.retarget([kept, added])).toBe(0)
+            expect(yield* backlogOf(removed)).toBeUndefined()
+            const mine = new Set([first, second, third])
+            const claimed = (sink: string) =>
+              Effect.map(events.claimDue(sink, at(200), at(201), 10_000), (due) =>
+                due
+                  .filter((delivery) => mine.has(delivery.recorded.id))
+                  .map((delivery) => [delivery.recorded.id, delivery.attempts, delivery.since])
+              )
+            expect(yield* claimed(added)).toEqual([[third, 0, at(32)]])
+            expect(yield* claimed(kept)).toEqual([[second, 0, at(31)]])
+            yield* events.settle(third, added, delivered)
+            yield* events.settle(second, kept, delivered)
+            expect(delta(before, yield* events.countByStatus)).toEqual({ pending: -2, delivered: 2, failed: 0 })
+          })
+      )
+
       it.effect("pruneDelivered removes delivered events older than its bound, never a pending or failed one", () =>
         Effect.gen(function* () {
           const events = yield* EventStore

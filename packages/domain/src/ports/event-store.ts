@@ -71,6 +71,12 @@ export class EventStore extends Context.Service<
      */
     readonly dispatch: (sinks: ReadonlyArray<string>, limit: number) => Effect.Effect<number, Unavailable>
     /**
+     * Moves the pending deliveries of every sink not in `sinks` (one removed from the configuration, or an endpoint
+     * whose URL changed) to `sinks`: each such event gets a pending delivery for each of `sinks` that has none; how
+     * many events. What was delivered to a removed sink stays recorded.
+     */
+    readonly retarget: (sinks: ReadonlyArray<string>) => Effect.Effect<number, Unavailable>
+    /**
      * Up to `limit` pending deliveries to `sink` due at `now` that no other deliverer holds, each held until
      * `leaseUntil` (then another deliverer may take it: one that died holding it delays it, never loses it).
      */

@@ -38,6 +38,7 @@ const traceEventStore = (events: EventStore["Service"]): EventStore["Service"] =
   listByOwner: (owner, after, limit) => spanned("EventStore.listByOwner", events.listByOwner(owner, after, limit)),
   list: (after, limit) => spanned("EventStore.list", events.list(after, limit)),
   dispatch: (sinks, limit) => spanned("EventStore.dispatch", events.dispatch(sinks, limit)),
+  retarget: (sinks) => spanned("EventStore.retarget", events.retarget(sinks)),
   claimDue: (sink, now, leaseUntil, limit) =>
     spanned("EventStore.claimDue", events.claimDue(sink, now, leaseUntil, limit)),
   settle: (eventId, sink, settlement) => spanned("EventStore.settle", events.settle(eventId, sink, settlement)),

@@ -57,6 +57,8 @@ export interface RelayOptions {
   readonly pollMillis?: number
   /** The longest wait a sink's `retryAfterMillis` imposes (a longer one is cut to it). Default 1 hour. */
   readonly maxRetryAfterMillis?: number
+  /** How often the pending deliveries of sinks this relay does not have are moved to its own. Default 10 minutes. */
+  readonly retargetMillis?: number
   /** The wait before restarting a sink's loop after its n-th defect in a row. Default 1 s doubling to 1 minute. */
   readonly restartBackoff?: (defects: number) => number
   readonly observer?: RelayObserver
@@ -79,6 +81,12 @@ interface SinkState {
 }
 
 const newSinkState = (): SinkState => ({ pausedUntil: 0, gone: false })
+
+/** What a relay's sinks share. */
+interface SharedState {
+  /** Epoch milliseconds: when one of the loops next moves the deliveries of sinks this relay does not have. */
+  retargetAt: number
+}
 
 /** An observer's call: its own failure is logged, never the relay's end. */
 const observe = (call: Effect.Effect<void> | undefined): Effect.Effect<void> =>
@@ -126,20 +134,28 @@ const attempt = (options: RelayOptions, sink: EventSink, state: SinkState, deliv
     yield* observe(options.observer?.settled?.(delivery, settlement, failure))
   })
 
-/** Dispatches what was recorded since, then claims `sink`'s due deliveries and attempts each once; how many. */
+/**
+ * Dispatches what was recorded since, then claims `sink`'s due deliveries and attempts each once; how many. When it
+ * is time (`shared`), first moves the pending deliveries of sinks the relay does not have to its own
+ * (`EventStore.retarget`): at start, so that a changed configuration (a removed sink, an endpoint whose URL changed)
+ * loses nothing, then every `retargetMillis`, for what processes still running the old one dispatched meanwhile.
+ */
 const sinkPass = (
   options: RelayOptions,
   sink: EventSink,
-  state: SinkState
+  state: SinkState,
+  shared?: SharedState
 ): Effect.Effect<number, Unavailable, EventStore> =>
   Effect.gen(function* () {
     const events = yield* EventStore
-    yield* events.dispatch(
-      options.sinks.map((each) => each.name),
-      DISPATCH_BATCH
-    )
-    if (state.gone) return 0
+    const names = options.sinks.map((each) => each.name)
     const at = yield* now
+    if (shared !== undefined && at.getTime() >= shared.retargetAt) {
+      shared.retargetAt = at.getTime() + (options.retargetMillis ?? 600_000)
+      yield* events.retarget(names)
+    }
+    yield* events.dispatch(names, DISPATCH_BATCH)
+    if (state.gone) return 0
     const due = yield* events.claimDue(
       sink.name,
       at,
@@ -155,7 +171,8 @@ const sinkPass = (
 
 /**
  * One pass over what is due, every sink at once: dispatches the events recorded since the last pass, then claims and
- * attempts each sink's due deliveries once; how many it attempted (0: nothing was due).
+ * attempts each sink's due deliveries once; how many it attempted (0: nothing was due). It does not move the
+ * deliveries of sinks it does not have (`relayEvents` does): a host whose sinks changed calls `EventStore.retarget`.
  */
 export const relayOnce = (options: RelayOptions): Effect.Effect<number, Unavailable, EventStore> =>
   Effect.map(
@@ -164,12 +181,17 @@ export const relayOnce = (options: RelayOptions): Effect.Effect<number, Unavaila
   )
 
 /** A sink's deliveries until interrupted: a store that cannot serve is waited for, like one with nothing due. */
-const sinkLoop = (options: RelayOptions, sink: EventSink, state: SinkState): Effect.Effect<never, never, EventStore> =>
+const sinkLoop = (
+  options: RelayOptions,
+  sink: EventSink,
+  state: SinkState,
+  shared: SharedState
+): Effect.Effect<never, never, EventStore> =>
   Effect.forever(
     Effect.gen(function* () {
       const wait = state.pausedUntil - (yield* now).getTime()
       if (wait > 0) return yield* Effect.sleep(wait)
-      const attempted = yield* Effect.orElseSucceed(sinkPass(options, sink, state), () => 0)
+      const attempted = yield* Effect.orElseSucceed(sinkPass(options, sink, state, shared), () => 0)
       if (attempted === 0) yield* Effect.sleep(options.pollMillis ?? 1_000)
     })
   )
@@ -178,7 +200,11 @@ const sinkLoop = (options: RelayOptions, sink: EventSink, state: SinkState): Eff
  * `sink`'s loop, restarted after a defect with back-off, each end and start told to the observer: a loop never
  * stops unseen. Its claims of the moment are taken again when they end.
  */
-const supervised = (options: RelayOptions, sink: EventSink): Effect.Effect<never, never, EventStore> =>
+const supervised = (
+  options: RelayOptions,
+  sink: EventSink,
+  shared: SharedState
+): Effect.Effect<never, never, EventStore> =>
   Effect.gen(function* () {
     const state = newSinkState()
     const restartBackoff = options.restartBackoff ?? defaultRestartBackoff
@@ -187,7 +213,7 @@ const supervised = (options: RelayOptions, sink: EventSink): Effect.Effect<never
     for (;;) {
       yield* observe(options.observer?.started?.(sink.name, restarts))
       const startedAt = (yield* now).getTime()
-      const cause = yield* Effect.catchCause(sinkLoop(options, sink, state), (cause) =>
+      const cause = yield* Effect.catchCause(sinkLoop(options, sink, state, shared), (cause) =>
         Cause.hasInterrupts(cause) ? Effect.failCause(cause) : Effect.succeed(cause)
       )
       restarts += 1
@@ -209,8 +235,13 @@ const supervised = (options: RelayOptions, sink: EventSink): Effect.Effect<never
  * retried with back-off until delivered or `giveUpAfterMillis` passed (then failed, kept, and replayable). A loop that
  * dies on a defect is told to the observer and restarted.
  */
-export const relayEvents = (options: RelayOptions): Effect.Effect<never, never, EventStore> =>
-  Effect.andThen(
-    Effect.forEach(options.sinks, (sink) => supervised(options, sink), { concurrency: "unbounded", discard: true }),
+export const relayEvents = (options: RelayOptions): Effect.Effect<never, never, EventStore> => {
+  const shared: SharedState = { retargetAt: 0 }
+  return Effect.andThen(
+    Effect.forEach(options.sinks, (sink) => supervised(options, sink, shared), {
+      concurrency: "unbounded",
+      discard: true
+    }),
     Effect.never
   )
+}

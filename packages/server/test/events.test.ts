@@ -534,6 +534,54 @@ describe("the server with --webhook-url", () => {
     expect(log).not.toContain(secret)
   })
 
+  it("on the memory store, stopping with events not delivered logs how many (they are lost)", async () => {
+    const temp = await makeTempDir()
+    cleanups.push(temp.cleanup)
+    const seedFile = await temp.write("seed.json", testSeed)
+    const down = await startReceiver([newSecret()], ok)
+    await down.close()
+    const lines: Array<Record<string, unknown>> = []
+    const logged = new Waiters()
+    const accord = await startAccord(
+      {
+        ...defaultConfig,
+        port: 0,
+        seedFile,
+        scrypt: { N: 1024, r: 8, p: 1 },
+        webhookUrl: [`http://127.0.0.1:${down.port}/hooks`],
+        webhookSecret: Redacted.make(newSecret()),
+        eventsBackoffMs: 1,
+        eventsPollMs: 5
+      },
+      {
+        logger: createLogger("info", {
+          write: (line: string) => {
+            lines.push(JSON.parse(line) as Record<string, unknown>)
+            logged.changed()
+          }
+        })
+      }
+    )
+    for (const timezone of [15, 30, 45]) {
+      const written = await fetch(`${accord.url}/api/users/v1/preferences/language/`, {
+        method: "PUT",
+        headers: { ...bearer(USER_TOKEN), "content-type": "application/json" },
+        body: JSON.stringify({ timezone })
+      })
+      expect(written.status).toBe(200)
+    }
+    await logged.until(() => lines.some((line) => line["msg"] === "event delivery failed; retrying"))
+    await accord.close()
+    const messages = lines.map((line) => line["msg"])
+    const warned = lines.find(
+      (line) => line["msg"] === "the memory store stops with events not delivered; they are lost"
+    )
+    expect(warned).toMatchObject({ level: 40, pending: 3, failed: 0 })
+    expect(messages.indexOf("the memory store stops with events not delivered; they are lost")).toBeLessThan(
+      messages.indexOf("stopped")
+    )
+  })
+
   it("refuses --webhook-url without WEBHOOK_SECRET (exit 2)", () => {
     expect(() =>
       parseConfig(["--webhook-url", "http://127.0.0.1:1/a", "--webhook-url", "http://127.0.0.1:1/b"], {})

@@ -36,8 +36,9 @@ export const pruneDeliveredOnce = (options: PruneOptions): Effect.Effect<number,
 export const pruneDeliveredEvents = (options: PruneOptions): Effect.Effect<never, never, EventStore> =>
   Effect.forever(
     Effect.andThen(
-      Effect.flatMap(Effect.orElseSucceed(pruneDeliveredOnce(options), () => 0), (count) =>
-        count > 0 && options.onPruned !== undefined ? options.onPruned(count) : Effect.void
+      Effect.flatMap(
+        Effect.orElseSucceed(pruneDeliveredOnce(options), () => 0),
+        (count) => (count > 0 && options.onPruned !== undefined ? options.onPruned(count) : Effect.void)
       ),
       Effect.sleep(options.intervalMillis ?? 600_000)
     )

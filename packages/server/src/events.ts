@@ -276,6 +276,7 @@ export const natsSink = async (
           await candidate.close().catch(() => {})
           throw error
         }
+        if (closed) return void (await candidate.close())
         connection = candidate
         stream = jetstream(candidate)
         hooks.connected?.(false)

@@ -186,14 +186,26 @@ export const makeEventStore = (sql: SqlExecutor) =>
         countOf
       ),
     // A sink no longer configured (or an endpoint whose URL, and so its name, changed) would hold its pending
-    // deliveries for ever: they go to the configured sinks, and their events' statuses are counted again.
+    // deliveries for ever: they go to the configured sinks, and their events' statuses are counted again. The events'
+    // rows are locked first, as `accord_settle_delivery` locks them, so that a settlement of a moved delivery (by a
+    // process still running the old configuration) waits rather than deadlocks.
     retarget: (sinks) =>
       sql.transaction((tx) =>
         Effect.gen(function* () {
+          const locked = yield* positionRows(
+            tx,
+            `SELECT position FROM events WHERE position IN (
+               SELECT position FROM event_deliveries WHERE status = 'pending' AND NOT (sink = ANY ($1::text[])))
+             ORDER BY position FOR NO KEY UPDATE`,
+            [sinks]
+          )
+          if (locked.length === 0) return 0
+          const positions = locked.map((row) => row.position)
           const moved = yield* positionRows(
             tx,
             `WITH orphaned AS (
-               DELETE FROM event_deliveries WHERE status = 'pending' AND NOT (sink = ANY ($1::text[]))
+               DELETE FROM event_deliveries
+               WHERE position = ANY ($2::bigint[]) AND status = 'pending' AND NOT (sink = ANY ($1::text[]))
                RETURNING position, since),
              adopted AS (
                INSERT INTO event_deliveries (position, sink, status, since)
@@ -202,9 +214,8 @@ export const makeEventStore = (sql: SqlExecutor) =>
                GROUP BY orphaned.position, kept.sink
                ON CONFLICT (position, sink) DO NOTHING)
              SELECT DISTINCT position FROM orphaned`,
-            [sinks]
+            [sinks, positions]
           )
-          if (moved.length === 0) return 0
           yield* tx.query(
             `UPDATE events AS e SET status = outcome.status FROM (
                SELECT position, CASE WHEN bool_or(status = 'pending') THEN 'pending'

@@ -475,7 +475,14 @@ export const startEventRelay = async (
             Effect.sync(() => {
               observed?.pruned(count)
               logger?.info({ count, retentionDays: settings.retentionDays }, "delivered events pruned")
-            })
+            }),
+          onDefect: (cause) =>
+            Effect.sync(() =>
+              logger?.error(
+                { error: describe(cause) },
+                "event retention stopped on a defect; trying again in 10 minutes"
+              )
+            )
         })
   const fiber = runtime.runFork(Effect.all([relay, retention], { concurrency: "unbounded", discard: true }))
   return {

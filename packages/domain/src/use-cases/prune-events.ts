@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { Cause, Effect } from "effect"
 import type { Unavailable } from "../errors.js"
 import { EventStore } from "../ports/event-store.js"
 import { now } from "./now.js"
@@ -15,6 +15,11 @@ export interface PruneOptions {
   readonly intervalMillis?: number
   /** Told how many events each round removed, when it removed some. */
   readonly onPruned?: (count: number) => Effect.Effect<void>
+  /**
+   * Told of a round that ended on a defect (a bug: a store that cannot serve is only waited for); the next round
+   * comes after the interval all the same. Absent: logged at error level with Effect's logger.
+   */
+  readonly onDefect?: (cause: Cause.Cause<unknown>) => Effect.Effect<void>
 }
 
 /** One round: batches of delivered events past the retention removed until a batch finds fewer; how many in all. */
@@ -32,13 +37,22 @@ export const pruneDeliveredOnce = (options: PruneOptions): Effect.Effect<number,
     }
   })
 
-/** A round now, then one every `intervalMillis`, until interrupted; a store that cannot serve waits for the next. */
+/**
+ * A round now, then one every `intervalMillis`, until interrupted; a store that cannot serve waits for the next, and a
+ * round that ends on a defect is told (`onDefect`) and does not end the loop.
+ */
 export const pruneDeliveredEvents = (options: PruneOptions): Effect.Effect<never, never, EventStore> =>
   Effect.forever(
     Effect.andThen(
-      Effect.flatMap(
-        Effect.orElseSucceed(pruneDeliveredOnce(options), () => 0),
-        (count) => (count > 0 && options.onPruned !== undefined ? options.onPruned(count) : Effect.void)
+      Effect.catchCause(
+        Effect.flatMap(
+          Effect.orElseSucceed(pruneDeliveredOnce(options), () => 0),
+          (count) => (count > 0 && options.onPruned !== undefined ? options.onPruned(count) : Effect.void)
+        ),
+        (cause) =>
+          Cause.hasInterrupts(cause)
+            ? Effect.failCause(cause)
+            : (options.onDefect?.(cause) ?? Effect.logError("event retention: a round ended on a defect", cause))
       ),
       Effect.sleep(options.intervalMillis ?? 600_000)
     )

@@ -233,7 +233,8 @@ const supervised = (
  * Delivers the store's events to `sinks` until interrupted, each sink in a loop of its own with its own claims,
  * attempts and back-off, so a sink that is down or slow delays its own deliveries only: at least once per sink, each
  * retried with back-off until delivered or `giveUpAfterMillis` passed (then failed, kept, and replayable). A loop that
- * dies on a defect is told to the observer and restarted.
+ * dies on a defect is told to the observer and restarted. At start and every `retargetMillis`, the pending deliveries
+ * of sinks it does not have are moved to its own (`EventStore.retarget`).
  */
 export const relayEvents = (options: RelayOptions): Effect.Effect<never, never, EventStore> => {
   const shared: SharedState = { retargetAt: 0 }

@@ -3,6 +3,7 @@ import { Cause, Effect, Fiber, Logger, ManagedRuntime } from "effect"
 import {
   DeliveryFailed,
   EventStore,
+  pruneDeliveredEvents,
   PreferencesStore,
   relayEvents,
   TimezoneOffset,
@@ -315,5 +316,40 @@ describe("relayEvents: give-up and replay", () => {
     await seen.until(() => outcomes.length === 2)
     await stop()
     expect(outcomes[1]).toEqual({ status: "pending", attempts: 1 })
+  })
+})
+
+describe("pruneDeliveredEvents", () => {
+  it("a round that ends on a defect is told, and the next round runs", async () => {
+    const { runtime } = await storeWith(0)
+    const seen = watcher()
+    const store = await runtime.runPromise(Effect.service(EventStore))
+    let rounds = 0
+    const flaky: EventStore["Service"] = {
+      ...store,
+      pruneDelivered: () => (++rounds === 1 ? Effect.die(new Error("a bug in the statement")) : Effect.succeed(3))
+    }
+    const defects: Array<string> = []
+    const pruned: Array<number> = []
+    const fiber = runtime.runFork(
+      Effect.provideService(
+        pruneDeliveredEvents({
+          retentionMillis: 86_400_000,
+          intervalMillis: 1,
+          onDefect: (cause) => Effect.sync(() => void defects.push(String(Cause.squash(cause)))),
+          onPruned: (count) =>
+            Effect.sync(() => {
+              pruned.push(count)
+              seen.changed()
+            })
+        }),
+        EventStore,
+        flaky
+      )
+    )
+    await seen.until(() => pruned.length >= 1)
+    await runtime.runPromise(Fiber.interrupt(fiber))
+    expect(defects).toEqual(["Error: a bug in the statement"])
+    expect(pruned[0]).toBe(3)
   })
 })

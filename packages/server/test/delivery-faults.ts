@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { expect } from "@effect/vitest"
 import { Redacted } from "effect"
+import { parseWebhookSecrets } from "@accord/contract/webhook-secrets"
 import { type AccordConfig, createLogger, defaultConfig, startAccord } from "../src/index.js"
 import { bearer, USER_TOKEN } from "./cli-helpers.js"
 import { newSecret, startReceiver, type Receiver, Waiters } from "./webhook-receiver.js"
@@ -119,7 +120,7 @@ const startCell = async (fault: Fault, store: Partial<AccordConfig>, seedFile: s
       metrics: { host: "127.0.0.1", port: 0 },
       // The faulty endpoint first.
       webhookUrl: [faulty.url, healthy.url],
-      webhookSecret: Redacted.make(secret),
+      webhookSecret: Redacted.make(parseWebhookSecrets(secret) ?? []),
       webhookConnectTimeoutMs: 1_000,
       webhookTimeoutMs: ANSWER_TIMEOUT_MS,
       eventsBackoffMs: BACKOFF_MS,

@@ -549,7 +549,7 @@ describe("the server with --webhook-url", () => {
         seedFile,
         scrypt: { N: 1024, r: 8, p: 1 },
         webhookUrl: [`http://127.0.0.1:${down.port}/hooks`],
-        webhookSecret: Redacted.make(newSecret()),
+        webhookSecret: Redacted.make(parseWebhookSecrets(newSecret()) ?? []),
         eventsBackoffMs: 1,
         eventsPollMs: 5
       },

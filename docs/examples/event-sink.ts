@@ -6,7 +6,7 @@ import { makeMemoryStore } from "@accord/store-memory"
 // The host's own destination for Accord's events: here an array standing in for its queue, bus or outbox.
 const queue: Array<string> = []
 const hostQueue: EventSink = {
-  // Stable across restarts: a store remembers which sinks took an event by this name.
+  // Stable across restarts: a store keeps this sink's progress (its deliveries, attempts, back-off) by this name.
   name: "host-queue",
   // Succeeds once the destination has the event; a failure is retried later, with back-off (at least once).
   deliver: (event) =>

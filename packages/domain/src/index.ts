@@ -85,7 +85,13 @@ export {
 // Ports, and the services a store and the use cases need
 export { Authenticator } from "./ports/authenticator.js"
 export { DeliveryFailed, type EventSink } from "./ports/event-sink.js"
-export { EventStore, type DeliveryStatus, type PendingEvent, type Settlement } from "./ports/event-store.js"
+export {
+  EventStore,
+  type DeliveryStatus,
+  type PendingDelivery,
+  type Settlement,
+  type SinkBacklog
+} from "./ports/event-store.js"
 export { PasswordHasher } from "./ports/password-hasher.js"
 export { PaymentMethods } from "./ports/payment-methods.js"
 export { PlanEntries } from "./ports/plan-entries.js"
@@ -99,4 +105,11 @@ export { createPublicPlanEntry } from "./use-cases/create-public-plan-entry.js"
 export { getLanguagePreferences, updateLanguagePreferences } from "./use-cases/language-preferences.js"
 export { listPaymentMethods, setDefaultPaymentMethod } from "./use-cases/payment-methods.js"
 export { listUserEvents } from "./use-cases/events.js"
-export { exponentialBackoff, relayEvents, relayOnce, type RelayOptions } from "./use-cases/relay-events.js"
+export {
+  exponentialBackoff,
+  relayEvents,
+  relayOnce,
+  type RelayObserver,
+  type RelayOptions
+} from "./use-cases/relay-events.js"
+export { pruneDeliveredEvents, pruneDeliveredOnce, type PruneOptions } from "./use-cases/prune-events.js"

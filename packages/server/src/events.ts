@@ -1,21 +1,25 @@
 import { createHash, createHmac } from "node:crypto"
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http"
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https"
-import { Effect, Fiber, type ManagedRuntime } from "effect"
+import { Cause, Effect, Fiber, type ManagedRuntime } from "effect"
+import type { Logger } from "pino"
 import {
   DeliveryFailed,
   EventStore,
   exponentialBackoff,
+  pruneDeliveredEvents,
   relayEvents,
   type EventSink,
   type RecordedEvent,
+  type RelayObserver,
   type Settlement
 } from "@accord/domain"
 import { toEventEnvelope } from "@accord/contract"
 import type { AccordMetrics } from "./metrics.js"
+import { deliveryLogging } from "./throttled-log.js"
 
 // docs/operations.md, "Events": the sinks the server's relay delivers to. Signed webhooks (Standard Webhooks) and
-// NATS JetStream; the relay itself (retries, back-off, claims) is the domain's `relayEvents`.
+// NATS JetStream; the relay itself (each sink's claims, retries and back-off) is the domain's `relayEvents`.
 
 /** The most of a receiver's answer read: its status decides, its body is only drained (and then not all of it). */
 export const MAX_ANSWER_BYTES = 4096
@@ -38,12 +42,12 @@ export interface WebhookSinkOptions {
   readonly connectTimeoutMs: number
   /** Time from the request sent to the answer's status and at most MAX_ANSWER_BYTES of its body. */
   readonly responseTimeoutMs: number
-  /** The current time, for `webhook-timestamp`. Default `Date.now`. */
+  /** The current time, for `webhook-timestamp` and an HTTP-date `Retry-After`. Default `Date.now`. */
   readonly now?: () => number
 }
 
-/** What one POST left: a status, or why there is none. */
-type Posted = { readonly status: number } | { readonly error: string }
+/** What one POST left: a status (and the answer's `Retry-After`), or why there is none. */
+type Posted = { readonly status: number; readonly retryAfter: string | undefined } | { readonly error: string }
 
 const httpAgent = new HttpAgent({ keepAlive: true })
 const httpsAgent = new HttpsAgent({ keepAlive: true })
@@ -93,7 +97,8 @@ const post = (
     })
     request.on("response", (response: IncomingMessage) => {
       let read = 0
-      const done = () => settle({ status: response.statusCode ?? 0 })
+      const retryAfter = response.headers["retry-after"]
+      const done = () => settle({ status: response.statusCode ?? 0, retryAfter })
       response.on("data", (chunk: Buffer) => {
         read += chunk.length
         if (read < MAX_ANSWER_BYTES) return
@@ -109,10 +114,49 @@ const post = (
   })
 
 /**
- * A sink's name that a store may keep (which sinks took an event): the URL's digest, since a URL may carry a
- * credential in its userinfo or query.
+ * A sink's name that a store may keep (each sink's progress): the URL's digest, since a URL may carry a credential in
+ * its userinfo or query.
  */
 const webhookName = (url: string): string => `webhook:${createHash("sha256").update(url).digest("hex").slice(0, 16)}`
+
+/**
+ * A URL as the log shows it, so an operator can tell which endpoint a sink's name stands for: its scheme, host and
+ * path, never its userinfo, query or fragment (either may carry a credential).
+ */
+export const endpointOf = (url: string): string => {
+  const parsed = new URL(url)
+  return `${parsed.protocol}//${parsed.host}${parsed.pathname}`
+}
+
+/** `Retry-After`'s HTTP-date (IMF-fixdate, RFC 9110). */
+const HTTP_DATE = /^[A-Z][a-z]{2}, [0-9]{2} [A-Z][a-z]{2} [0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2} GMT$/
+
+/**
+ * A `Retry-After` as milliseconds from `now`: delay-seconds, or an HTTP-date (0 when past); undefined when it is
+ * neither. Read only up to a bound: the header is a receiver's, which the server does not run.
+ */
+export const parseRetryAfter = (value: string | undefined, now: number): number | undefined => {
+  if (value === undefined || value.length > 64) return undefined
+  const text = value.trim()
+  if (/^[0-9]{1,10}$/.test(text)) return Number(text) * 1000
+  if (!HTTP_DATE.test(text)) return undefined
+  const at = Date.parse(text)
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now)
+}
+
+/**
+ * What an answer's status means (Standard Webhooks): any 2xx takes the event; 410 says the endpoint is gone (the
+ * relay stops attempting it); 429 and 503 with a `Retry-After` are retried no sooner than it says; anything else is
+ * retried on the schedule.
+ */
+const outcomeOf = (status: number, retryAfter: string | undefined, now: number): DeliveryFailed | undefined => {
+  if (status >= 200 && status < 300) return undefined
+  if (status === 410) return new DeliveryFailed({ reason: "status 410", gone: true })
+  const wait = status === 429 || status === 503 ? parseRetryAfter(retryAfter, now) : undefined
+  return wait === undefined
+    ? new DeliveryFailed({ reason: `status ${status}` })
+    : new DeliveryFailed({ reason: `status ${status}`, retryAfterMillis: wait })
+}
 
 /** A webhook endpoint as a sink: the event's envelope POSTed, signed; any 2xx takes it. */
 export const webhookSink = (options: WebhookSinkOptions): EventSink => {
@@ -120,6 +164,7 @@ export const webhookSink = (options: WebhookSinkOptions): EventSink => {
   const now = options.now ?? Date.now
   return {
     name: webhookName(options.url),
+    attemptTimeoutMillis: options.connectTimeoutMs + options.responseTimeoutMs,
     deliver: (recorded: RecordedEvent) =>
       Effect.flatMap(
         Effect.promise((signal) => {
@@ -134,12 +179,11 @@ export const webhookSink = (options: WebhookSinkOptions): EventSink => {
           }
           return post(url, headers, body, options, signal)
         }),
-        (posted) =>
-          "error" in posted
-            ? Effect.fail(new DeliveryFailed({ reason: posted.error }))
-            : posted.status >= 200 && posted.status < 300
-              ? Effect.void
-              : Effect.fail(new DeliveryFailed({ reason: `status ${posted.status}` }))
+        (posted) => {
+          if ("error" in posted) return Effect.fail(new DeliveryFailed({ reason: posted.error }))
+          const failure = outcomeOf(posted.status, posted.retryAfter, now())
+          return failure === undefined ? Effect.void : Effect.fail(failure)
+        }
       )
   }
 }
@@ -150,41 +194,127 @@ export const natsSubject = (type: string): string => `accord.events.${type}`
 
 /** How long a publish waits for JetStream's acknowledgement: its attempt's bound. */
 const NATS_PUBLISH_TIMEOUT_MS = 5_000
-/** Events delivered at once, and claimed at once: a claim covers what is being attempted, no more. */
+/** The waits between two attempts to reach NATS before it first answered: from the first to the longest. */
+export const NATS_CONNECT_RETRY_MIN_MS = 250
+export const NATS_CONNECT_RETRY_MAX_MS = 5_000
+/** Events delivered at once per sink, and claimed at once: a claim covers what is being attempted, no more. */
 const RELAY_CONCURRENCY = 8
+/** The longest a `Retry-After` holds a sink back (a longer one is cut to it). */
+export const MAX_RETRY_AFTER_MS = 3_600_000
+
+/** The NATS servers as the log shows them: each one's scheme, host and port, never a user or a password. */
+export const natsServersOf = (servers: string): string =>
+  servers
+    .split(",")
+    .map((server) => {
+      try {
+        const parsed = new URL(server.trim())
+        return `${parsed.protocol}//${parsed.host}`
+      } catch {
+        return "(unparsable)"
+      }
+    })
+    .join(",")
+
+/** What the NATS sink tells its host of its connection. */
+export interface NatsSinkHooks {
+  /** The first attempt to reach NATS failed: it is tried again (and again) until it answers. */
+  readonly unreachable?: (reason: string) => void
+  /** Connected (`again`: after losing the connection). */
+  readonly connected?: (again: boolean) => void
+  /** The connection was lost: the client reconnects on its own. */
+  readonly disconnected?: () => void
+}
+
+const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error))
 
 /**
  * NATS JetStream as a sink: each event published to `accord.events.<type>` with its id as `Nats-Msg-Id`, so that
- * JetStream's duplicate window drops a redelivery. Connects (and reconnects) on its own; `close` drains.
+ * JetStream's duplicate window drops a redelivery. It connects in the background, so a NATS that is down at start
+ * delays the events, never the server: until it first answers (and its stream exists), every attempt fails `nats:
+ * not connected` and is retried on the schedule; after that the client reconnects on its own. `ready` resolves once
+ * connected (or closed); `close` drains.
  */
 export const natsSink = async (
-  servers: string
-): Promise<{ readonly sink: EventSink; readonly close: () => Promise<void> }> => {
+  servers: string,
+  hooks: NatsSinkHooks = {}
+): Promise<{ readonly sink: EventSink; readonly ready: Promise<void>; readonly close: () => Promise<void> }> => {
   const [{ connect }, { jetstream, jetstreamManager }] = await Promise.all([
     import("@nats-io/transport-node"),
     import("@nats-io/jetstream")
   ])
-  const connection = await connect({ servers, maxReconnectAttempts: -1, name: "accord" })
-  const manager = await jetstreamManager(connection)
-  await manager.streams
-    .info(NATS_STREAM)
-    .catch(() => manager.streams.add({ name: NATS_STREAM, subjects: [natsSubject(">")] }))
-  const stream = jetstream(connection)
+  type Connection = Awaited<ReturnType<typeof connect>>
+  let connection: Connection | undefined
+  let stream: ReturnType<typeof jetstream> | undefined
+  let closed = false
+  let stopWaiting: (() => void) | undefined
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms)
+      stopWaiting = () => {
+        clearTimeout(timer)
+        resolve()
+      }
+    })
+  const watch = async (watched: Connection) => {
+    for await (const status of watched.status()) {
+      if (status.type === "disconnect") hooks.disconnected?.()
+      else if (status.type === "reconnect") hooks.connected?.(true)
+    }
+  }
+  const ready = (async () => {
+    for (let failures = 0; !closed; failures++) {
+      try {
+        const candidate = await connect({ servers, maxReconnectAttempts: -1, name: "accord" })
+        try {
+          if (closed) return void (await candidate.close())
+          const manager = await jetstreamManager(candidate)
+          await manager.streams
+            .info(NATS_STREAM)
+            .catch(() => manager.streams.add({ name: NATS_STREAM, subjects: [natsSubject(">")] }))
+        } catch (error) {
+          await candidate.close().catch(() => {})
+          throw error
+        }
+        if (closed) return void (await candidate.close())
+        connection = candidate
+        stream = jetstream(candidate)
+        hooks.connected?.(false)
+        void watch(candidate).catch(() => {})
+        return
+      } catch (error) {
+        if (failures === 0) hooks.unreachable?.(messageOf(error))
+        await pause(Math.min(NATS_CONNECT_RETRY_MAX_MS, NATS_CONNECT_RETRY_MIN_MS * 2 ** failures))
+      }
+    }
+  })()
   return {
     sink: {
       name: "nats",
+      attemptTimeoutMillis: NATS_PUBLISH_TIMEOUT_MS,
       deliver: (recorded) =>
-        Effect.tryPromise({
-          try: () =>
-            stream.publish(natsSubject(recorded.event.type), JSON.stringify(toEventEnvelope(recorded)), {
-              msgID: recorded.id,
-              timeout: NATS_PUBLISH_TIMEOUT_MS
-            }),
-          catch: (error) =>
-            new DeliveryFailed({ reason: `nats: ${error instanceof Error ? error.message : "refused"}` })
-        }).pipe(Effect.asVoid)
+        Effect.suspend(() => {
+          const connected = stream
+          if (connected === undefined) return Effect.fail(new DeliveryFailed({ reason: "nats: not connected" }))
+          return Effect.tryPromise({
+            try: () =>
+              connected.publish(natsSubject(recorded.event.type), JSON.stringify(toEventEnvelope(recorded)), {
+                msgID: recorded.id,
+                timeout: NATS_PUBLISH_TIMEOUT_MS
+              }),
+            catch: (error) =>
+              new DeliveryFailed({ reason: `nats: ${error instanceof Error ? error.message : "refused"}` })
+          }).pipe(Effect.asVoid)
+        })
     },
-    close: () => connection.drain()
+    ready,
+    // An attempt to connect still under way is not waited for (it may take the client's whole connect time-out):
+    // it closes what it opens once it sees `closed`.
+    close: async () => {
+      closed = true
+      stopWaiting?.()
+      await connection?.drain()
+    }
   }
 }
 
@@ -199,6 +329,26 @@ export interface RelaySettings {
   readonly retryForMs: number
   readonly backoffMs: number
   readonly pollMs: number
+  /** Delivered events older than this many days are removed (SQL stores); 0 keeps them. */
+  readonly retentionDays: number
+}
+
+/** What the relay tells its host, besides the metrics. */
+export interface RelayHooks {
+  readonly metrics?: AccordMetrics
+  /** Where its lines go (docs/operations.md, "Events"); none when absent. */
+  readonly logger?: Logger
+  /** A defect's own words for the log, without a stack or a statement's parameters. Default: its message. */
+  readonly describe?: (failure: unknown) => string
+  /** How often, at most, a sink's refusals are logged while they go on. Default `DELIVERY_LOG_INTERVAL_MS`. */
+  readonly logIntervalMs?: number
+  /** Each attempt's outcome, once the store has it; `failure` is the sink's refusal. */
+  readonly onSettled?: (
+    event: RecordedEvent,
+    sink: string,
+    settlement: Settlement,
+    failure: DeliveryFailed | undefined
+  ) => void
 }
 
 /** A running relay: `close` stops it (an attempt under way is cut; its event is tried again later) and its sinks. */
@@ -206,22 +356,28 @@ export interface RunningRelay {
   readonly close: () => Promise<void>
 }
 
+const DAY_MS = 86_400_000
+
+const messageOfCause = (failure: unknown): string => {
+  const error = Cause.isCause(failure) ? Cause.squash(failure) : failure
+  return error instanceof Error ? error.message : String(error)
+}
+
 /**
- * Starts delivering the store's events to the configured sinks, in the runtime's fiber (docs/operations.md,
- * "Events"); undefined when no sink is configured. A sink that is down delays its events, never the API: the relay
- * runs beside the requests, and readiness does not look at it.
+ * Starts delivering the store's events to the configured sinks, each in a loop of its own in the runtime
+ * (docs/operations.md, "Events"), and removing delivered events past the retention; undefined when no sink is
+ * configured. A sink that is down delays its own events, never another sink's or the API: the relay runs beside the
+ * requests, readiness does not look at it, and a NATS that does not answer yet is waited for in the background.
  */
 export const startEventRelay = async (
   runtime: ManagedRuntime.ManagedRuntime<EventStore, unknown>,
   settings: RelaySettings,
-  hooks: {
-    readonly metrics?: AccordMetrics
-    readonly onRefused: (event: RecordedEvent, sink: string, reason: string, settlement: Settlement) => void
-    /** Each attempt's outcome, once the store has it. */
-    readonly onSettled?: (event: RecordedEvent, settlement: Settlement) => void
-  }
+  hooks: RelayHooks = {}
 ): Promise<RunningRelay | undefined> => {
-  const sinks: Array<EventSink> = settings.webhookUrls.map((url) =>
+  const { logger, metrics } = hooks
+  const describe = hooks.describe ?? messageOfCause
+  const webhookUrls = [...new Set(settings.webhookUrls)]
+  const sinks: Array<EventSink> = webhookUrls.map((url) =>
     webhookSink({
       url,
       keys: settings.webhookKeys,
@@ -229,34 +385,106 @@ export const startEventRelay = async (
       responseTimeoutMs: settings.webhookTimeoutMs
     })
   )
-  const nats = settings.natsUrl === undefined ? undefined : await natsSink(settings.natsUrl)
-  if (nats !== undefined) sinks.push(nats.sink)
-  if (sinks.length === 0) return undefined
-  // A claim is held while its events are attempted (docs/operations.md, "Events"): each attempt tries every sink in
-  // turn, each bounded by its time-outs, so a deliverer that died holding a claim delays its events by about that much.
-  const attemptBoundMs =
-    settings.webhookUrls.length * (settings.webhookConnectTimeoutMs + settings.webhookTimeoutMs) +
-    (nats === undefined ? 0 : NATS_PUBLISH_TIMEOUT_MS)
-  const observed = hooks.metrics?.observeEvents(() =>
-    runtime.runPromise(Effect.flatMap(EventStore, (events) => events.countByStatus))
-  )
-  const fiber = runtime.runFork(
-    relayEvents({
-      sinks,
-      backoff: exponentialBackoff({ baseMillis: settings.backoffMs }),
-      giveUpAfterMillis: settings.retryForMs,
-      pollMillis: settings.pollMs,
-      concurrency: RELAY_CONCURRENCY,
-      batchSize: RELAY_CONCURRENCY,
-      leaseMillis: 2 * attemptBoundMs + 1_000,
-      onSettled: (pending, settlement, refusals) =>
-        Effect.sync(() => {
-          observed?.settled(settlement.status, pending.recorded.event.at, new Date())
-          for (const { sink, reason } of refusals) hooks.onRefused(pending.recorded, sink, reason, settlement)
-          hooks.onSettled?.(pending.recorded, settlement)
+  const endpoints = new Map(sinks.map((sink, index) => [sink.name, endpointOf(webhookUrls[index] ?? "")]))
+  if (sinks.length === 0 && settings.natsUrl === undefined) return undefined
+  const observed = metrics?.observeEvents({
+    sinks: [...sinks.map((sink) => sink.name), ...(settings.natsUrl === undefined ? [] : ["nats"])],
+    countByStatus: () => runtime.runPromise(Effect.flatMap(EventStore, (events) => events.countByStatus)),
+    countBySink: () => runtime.runPromise(Effect.flatMap(EventStore, (events) => events.countBySink))
+  })
+  for (const [sink, endpoint] of endpoints) logger?.info({ sink, endpoint }, "event sink")
+  const nats =
+    settings.natsUrl === undefined
+      ? undefined
+      : await natsSink(settings.natsUrl, {
+          unreachable: (reason) => {
+            observed?.natsConnected(false)
+            logger?.warn(
+              { sink: "nats", error: reason },
+              "NATS is unreachable; events are kept and published once it answers"
+            )
+          },
+          connected: (again) => {
+            observed?.natsConnected(true)
+            logger?.info({ sink: "nats" }, again ? "NATS reconnected" : "NATS connected")
+          },
+          disconnected: () => {
+            observed?.natsConnected(false)
+            logger?.warn({ sink: "nats" }, "NATS disconnected; reconnecting")
+          }
         })
-    })
-  )
+  if (nats !== undefined) {
+    sinks.push(nats.sink)
+    logger?.info({ sink: "nats", servers: natsServersOf(settings.natsUrl ?? "") }, "event sink")
+  }
+  const deliveries = logger === undefined ? undefined : deliveryLogging(logger, hooks.logIntervalMs)
+  const observer: RelayObserver = {
+    settled: (delivery, settlement, failure) =>
+      Effect.sync(() => {
+        const { recorded, sink } = delivery
+        observed?.settled(sink, settlement.status, recorded.event.at, new Date())
+        if (failure === undefined) deliveries?.delivered(sink)
+        else {
+          deliveries?.refused(
+            sink,
+            { eventId: recorded.id, type: recorded.event.type, reason: failure.reason, attempts: settlement.attempts },
+            settlement.status === "failed"
+          )
+        }
+        hooks.onSettled?.(recorded, sink, settlement, failure)
+      }),
+    started: (sink, restarts) =>
+      Effect.sync(() => {
+        observed?.running(sink, true)
+        if (restarts > 0) logger?.info({ sink, restarts }, "event relay restarted")
+      }),
+    died: (sink, cause, restartInMillis) =>
+      Effect.sync(() => {
+        observed?.running(sink, false)
+        observed?.restarted(sink)
+        logger?.error(
+          { sink, error: describe(cause), restartInMs: restartInMillis },
+          "event relay stopped on a defect; restarting"
+        )
+      }),
+    gone: (sink, reason) =>
+      Effect.sync(() => {
+        observed?.disabled(sink)
+        logger?.error(
+          { sink, ...(endpoints.has(sink) && { endpoint: endpoints.get(sink) }), reason },
+          "event sink is gone; it is not attempted again until the server restarts"
+        )
+      })
+  }
+  const relay = relayEvents({
+    sinks,
+    backoff: exponentialBackoff({ baseMillis: settings.backoffMs }),
+    giveUpAfterMillis: settings.retryForMs,
+    pollMillis: settings.pollMs,
+    concurrency: RELAY_CONCURRENCY,
+    batchSize: RELAY_CONCURRENCY,
+    maxRetryAfterMillis: MAX_RETRY_AFTER_MS,
+    observer
+  })
+  const retention =
+    settings.retentionDays === 0
+      ? Effect.never
+      : pruneDeliveredEvents({
+          retentionMillis: settings.retentionDays * DAY_MS,
+          onPruned: (count) =>
+            Effect.sync(() => {
+              observed?.pruned(count)
+              logger?.info({ count, retentionDays: settings.retentionDays }, "delivered events pruned")
+            }),
+          onDefect: (cause) =>
+            Effect.sync(() =>
+              logger?.error(
+                { error: describe(cause) },
+                "event retention stopped on a defect; trying again in 10 minutes"
+              )
+            )
+        })
+  const fiber = runtime.runFork(Effect.all([relay, retention], { concurrency: "unbounded", discard: true }))
   return {
     close: async () => {
       await runtime.runPromise(Fiber.interrupt(fiber))

@@ -13,7 +13,7 @@ import type { ScryptHasherLoad } from "@accord/node/scrypt"
 import { listen, type ClientErrorLog, type StandaloneServerOptions } from "@accord/node/server"
 import type { PgPoolStats } from "@accord/store-postgres"
 import type { SharedLimiterStats } from "@accord/rate-limit"
-import type { DeliveryStatus } from "@accord/domain"
+import type { DeliveryStatus, SinkBacklog } from "@accord/domain"
 
 // Label values come from fixed sets only (docs/operations.md, "Metrics"): a client chooses its method and path, so
 // neither becomes a label as sent (core's `methodLabel`; the route template or UNMATCHED_ROUTE).
@@ -39,17 +39,37 @@ export interface AccordMetrics extends MetricsHooks {
   /** For `PostgresStoreOptions.observePool`; the pool's metrics exist once a pool is observed. */
   readonly observePool: (pool: PgPoolStats) => void
   /**
-   * The relay's metrics (docs/operations.md, "Events"), which exist once a relay runs: `countByStatus` is read when
-   * scraped, `settled` is called with each attempt's outcome.
+   * The relay's metrics (docs/operations.md, "Events"), which exist once a relay runs: the counts are read from the
+   * store when scraped, the rest is told as it happens.
    */
-  readonly observeEvents: (countByStatus: () => Promise<Readonly<Record<DeliveryStatus, number>>>) => {
-    readonly settled: (status: DeliveryStatus, recordedAt: Date, now: Date) => void
-  }
+  readonly observeEvents: (reads: EventReads) => EventMetrics
   /**
    * A shared rate limit's counts, read when scraped (docs/operations.md, "Rate limits"); its metrics exist once a
    * limiter with a store (cluster, PostgreSQL, Redis) is observed.
    */
   readonly observeRateLimit: (stats: () => SharedLimiterStats) => void
+}
+
+/** What the event metrics read from the store when scraped. */
+export interface EventReads {
+  /** The relay's sinks by name: each has its series from the start, 0 until something happens. */
+  readonly sinks: ReadonlyArray<string>
+  readonly countByStatus: () => Promise<Readonly<Record<DeliveryStatus, number>>>
+  readonly countBySink: () => Promise<ReadonlyArray<SinkBacklog>>
+}
+
+/** What the relay tells its metrics. */
+export interface EventMetrics {
+  /** An attempt at a delivery to `sink` left `status`. */
+  readonly settled: (sink: string, status: DeliveryStatus, recordedAt: Date, now: Date) => void
+  /** A sink's delivery loop runs, or stopped on a defect (and restarts). */
+  readonly running: (sink: string, running: boolean) => void
+  readonly restarted: (sink: string) => void
+  /** A sink said it is gone (410): not attempted until the process restarts. */
+  readonly disabled: (sink: string) => void
+  readonly natsConnected: (connected: boolean) => void
+  /** Delivered events removed past the retention. */
+  readonly pruned: (count: number) => void
 }
 
 /**
@@ -190,7 +210,7 @@ export const createMetrics = (registry: Registry = new Registry()): AccordMetric
         }
       )
     },
-    observeEvents: (countByStatus) => {
+    observeEvents: ({ sinks, countByStatus, countBySink }) => {
       new Gauge({
         name: "accord_events",
         help: "Events the store holds, by delivery status (pending, delivered, failed), read when scraped.",
@@ -202,23 +222,83 @@ export const createMetrics = (registry: Registry = new Registry()): AccordMetric
           for (const [status, count] of Object.entries(counts)) this.set({ status }, count)
         }
       })
+      new Gauge({
+        name: "accord_event_sink_deliveries",
+        help: "Each sink's deliveries still to make (pending) and given up (failed), read when scraped.",
+        labelNames: ["sink", "status"] as const,
+        registers,
+        async collect() {
+          const backlogs = await countBySink().catch(() => undefined)
+          if (backlogs === undefined) return
+          this.reset()
+          for (const sink of sinks) for (const status of ["pending", "failed"]) this.set({ sink, status }, 0)
+          for (const { sink, pending, failed } of backlogs) {
+            this.set({ sink, status: "pending" }, pending)
+            this.set({ sink, status: "failed" }, failed)
+          }
+        }
+      })
       const attempts = new Counter({
         name: "accord_event_deliveries_total",
-        help: "Delivery attempts of events, by what they left: delivered, pending (to retry) or failed (given up).",
-        labelNames: ["status"] as const,
+        help: "Delivery attempts, by sink and what they left: delivered, pending (to retry) or failed (given up).",
+        labelNames: ["sink", "status"] as const,
         registers
       })
       const latency = new Histogram({
         name: "accord_event_delivery_latency_seconds",
-        help: "Time from an event's change to its delivery to every sink.",
+        help: "Time from an event's change to its delivery to a sink, by sink.",
+        labelNames: ["sink"] as const,
         buckets: [0.01, 0.05, 0.1, 0.5, 1, 5, 30, 60, 300, 3600, 86_400],
         registers
       })
+      const running = new Gauge({
+        name: "accord_event_relay_running",
+        help: "1 while a sink's delivery loop runs; 0 while it waits to restart after a defect.",
+        labelNames: ["sink"] as const,
+        registers
+      })
+      const restarts = new Counter({
+        name: "accord_event_relay_restarts_total",
+        help: "Times a sink's delivery loop stopped on a defect and was restarted.",
+        labelNames: ["sink"] as const,
+        registers
+      })
+      const disabled = new Gauge({
+        name: "accord_event_sink_disabled",
+        help: "1 once a sink answered 410 Gone: not attempted again until the process restarts.",
+        labelNames: ["sink"] as const,
+        registers
+      })
+      for (const sink of sinks) {
+        attempts.inc({ sink, status: "delivered" }, 0)
+        running.set({ sink }, 0)
+        restarts.inc({ sink }, 0)
+        disabled.set({ sink }, 0)
+      }
+      const natsConnected = sinks.includes("nats")
+        ? new Gauge({
+            name: "accord_event_nats_connected",
+            help: "1 while the NATS sink is connected (its stream ready); 0 before it first answers and while it reconnects.",
+            registers
+          })
+        : undefined
+      natsConnected?.set(0)
+      const pruned = new Counter({
+        name: "accord_events_pruned_total",
+        help: "Delivered events removed once older than the retention (--events-retention-days).",
+        registers
+      })
       return {
-        settled: (status, recordedAt, now) => {
-          attempts.inc({ status })
-          if (status === "delivered") latency.observe(Math.max(0, now.getTime() - recordedAt.getTime()) / 1000)
-        }
+        settled: (sink, status, recordedAt, now) => {
+          attempts.inc({ sink, status })
+          if (status === "delivered")
+            latency.observe({ sink }, Math.max(0, now.getTime() - recordedAt.getTime()) / 1000)
+        },
+        running: (sink, isRunning) => running.set({ sink }, isRunning ? 1 : 0),
+        restarted: (sink) => restarts.inc({ sink }),
+        disabled: (sink) => disabled.set({ sink }, 1),
+        natsConnected: (connected) => natsConnected?.set(connected ? 1 : 0),
+        pruned: (count) => pruned.inc(count)
       }
     }
   }

@@ -506,6 +506,14 @@ export const serverOptions = {
     default: 1_000,
     help: "how often the relay looks for events to deliver when it found none"
   }),
+  eventsRetentionDays: option({
+    group: group.events,
+    flag: "events-retention-days",
+    env: "EVENTS_RETENTION_DAYS",
+    type: integer(0, 36_500, "DAYS"),
+    default: 30,
+    help: "delivered events older than this are removed from the store (PostgreSQL, PGlite), and so from the feed; 0 keeps them"
+  }),
   // A collector's URL may carry credentials (userinfo): never echoed.
   otlpEndpoint: option({
     group: group.traces,

@@ -1,7 +1,7 @@
 import cluster from "node:cluster"
 import { Cause, Effect, Exit, Layer, ManagedRuntime, Redacted } from "effect"
 import type { Logger } from "pino"
-import { type Seed, StoreAdmin, type StoreServices, Unavailable, withPortSpans } from "@accord/domain"
+import { EventStore, type Seed, StoreAdmin, type StoreServices, Unavailable, withPortSpans } from "@accord/domain"
 import type { AccordRuntime } from "@accord/core"
 import { productionScryptCost, ScryptPasswordHasherLive } from "@accord/node/scrypt"
 import type { RunningServer, StandaloneServerOptions } from "@accord/node/server"
@@ -66,13 +66,25 @@ const servers: Record<
 const storeLayer = async (
   config: AccordConfig,
   metrics: AccordMetrics | undefined,
-  onStoreFull: (cause: unknown) => void
+  logger: Logger
 ): Promise<Layer.Layer<StoreServices, unknown>> => {
+  // A full disk answers 503, logged here at most once per interval (docs/operations.md, "The PGlite store").
+  const onStoreFull = storeFullLogging(logger, describe)
   if (config.store === "memory") return MemoryStoreLive
   if (config.store === "pglite") {
     if (config.dataDir === undefined) throw new StartError("--store pglite needs --data-dir (DATA_DIR)")
     const { PgliteStoreLive } = await import("@accord/store-postgres")
-    return PgliteStoreLive({ dataDir: config.dataDir, onStoreFull, credentialCacheTtlMs: config.credentialCacheTtlMs })
+    return PgliteStoreLive({
+      dataDir: config.dataDir,
+      onStoreFull,
+      // Otherwise silent for many seconds (tens on a busy machine) before the listening line.
+      onInitialise: (dataDir) =>
+        logger.info(
+          { dataDir },
+          "initialising a new PGlite database in the data directory; the first start takes a while"
+        ),
+      credentialCacheTtlMs: config.credentialCacheTtlMs
+    })
   }
   if (config.databaseUrl === undefined) throw new StartError("--store postgres needs --database-url (DATABASE_URL)")
   const { PostgresStoreLive } = await import("@accord/store-postgres")
@@ -90,9 +102,9 @@ const storeLayer = async (
 const authenticatedStoreLayer = async (
   config: AccordConfig,
   metrics: AccordMetrics | undefined,
-  onStoreFull: (cause: unknown) => void
+  logger: Logger
 ): Promise<Layer.Layer<StoreServices, unknown>> => {
-  const store = await storeLayer(config, metrics, onStoreFull)
+  const store = await storeLayer(config, metrics, logger)
   return config.jwt === undefined ? store : Layer.merge(store, JwtAuthenticatorLive(config.jwt))
 }
 
@@ -129,6 +141,8 @@ const startRelay = async (
   if (config.webhookUrl === undefined && config.eventsNatsUrl === undefined) return undefined
   const { startEventRelay } = await import("./events.js")
   const keys = config.webhookSecret === undefined ? [] : Redacted.value(config.webhookSecret)
+  // Each sink is named at start by its endpoint (scheme, host, path) beside the digest its lines carry; never the
+  // URL's userinfo or query, nor the secret.
   return startEventRelay(
     runtime,
     {
@@ -139,27 +153,28 @@ const startRelay = async (
       natsUrl: config.eventsNatsUrl,
       retryForMs: config.eventsRetryForS * 1000,
       backoffMs: config.eventsBackoffMs,
-      pollMs: config.eventsPollMs
+      pollMs: config.eventsPollMs,
+      retentionDays: config.eventsRetentionDays
     },
-    {
-      ...(metrics !== undefined && { metrics }),
-      // The event's id and type, the sink's name (a digest, never its URL) and why: nothing of the event's data.
-      onRefused: (event, sink, reason, settlement) =>
-        logger.warn(
-          {
-            eventId: event.id,
-            type: event.event.type,
-            sink,
-            reason,
-            attempts: settlement.attempts,
-            status: settlement.status
-          },
-          settlement.status === "failed" ? "event delivery given up" : "event delivery failed; retrying"
-        )
-    }
+    { ...(metrics !== undefined && { metrics }), logger, describe }
   ).catch((error: unknown) => {
     throw error instanceof ConfigError ? error : new StartError(`cannot start the event relay: ${describe(error)}`)
   })
+}
+
+/**
+ * The memory store's events end with the process: when a relay ran, how many were not delivered is logged as it
+ * stops (they are lost; a SQL store keeps them for the next start).
+ */
+const logUndeliveredMemoryEvents = async (runtime: AccordRuntime, logger: Logger): Promise<void> => {
+  const counts = await runtime
+    .runPromise(Effect.flatMap(EventStore, (events) => events.countByStatus))
+    .catch(() => undefined)
+  if (counts === undefined || counts.pending + counts.failed === 0) return
+  logger.warn(
+    { pending: counts.pending, failed: counts.failed },
+    "the memory store stops with events not delivered; they are lost"
+  )
 }
 
 /** What closing the stores gets at least, even after a drain that used its whole limit. */
@@ -223,8 +238,7 @@ export const startAccord = async (config: AccordConfig, options: StartOptions = 
         }))
   const metrics = metering?.metrics
   const services = Layer.merge(
-    // A full disk answers 503, logged here at most once per interval (docs/operations.md, "The PGlite store").
-    await authenticatedStoreLayer(config, metrics, storeFullLogging(logger, describe)),
+    await authenticatedStoreLayer(config, metrics, logger),
     ScryptPasswordHasherLive({
       ...config.scrypt,
       ...config.hashing,
@@ -251,6 +265,7 @@ export const startAccord = async (config: AccordConfig, options: StartOptions = 
    */
   const release = async (): Promise<void> => {
     await relay?.close()
+    if (relay !== undefined && config.store === "memory") await logUndeliveredMemoryEvents(runtime, logger)
     await rateLimit?.close()
     await Promise.all([runtime.dispose(), metricsListener?.close()])
     await tracing?.shutdown()

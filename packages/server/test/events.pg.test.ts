@@ -5,6 +5,22 @@ import { paths, send } from "@accord/conformance"
 import { buildServer, makeTempDir, spawnCli, stopped, type Cli, killLeftovers } from "./cli-helpers.js"
 import { adminQuery, databaseUrl, dropSchema, freshSchema, skipReason } from "./postgres-helpers.js"
 import { newSecret, ok, startReceiver, type Receiver } from "./webhook-receiver.js"
+import { runMigrateCli } from "@accord/store-postgres"
+
+/** `accord-migrate` with the suite's database in its environment, as an operator runs it beside the servers. */
+const runMigrate = async (argv: ReadonlyArray<string>) => {
+  const out: Array<string> = []
+  const err: Array<string> = []
+  const code = await runMigrateCli(
+    argv,
+    { DATABASE_URL: databaseUrl },
+    {
+      out: (line) => out.push(line),
+      err: (line) => err.push(line)
+    }
+  )
+  return { code, out: out.join("\n"), err: err.join("\n") }
+}
 
 // docs/operations.md, "Events", on PostgreSQL: the outbox's claims (FOR UPDATE SKIP LOCKED) and its durability, with
 // real server processes and a receiver that verifies every signature. Every wait is for a count.
@@ -133,7 +149,10 @@ describe.skipIf(databaseUrl === undefined)(
       const pending = await statuses()
       expect(pending.find((row) => row.status === "pending")?.count).toBe(12)
       const held = (
-        await adminQuery(url, `SELECT count(*)::int AS count FROM "${schema}".events WHERE held_until > now()`)
+        await adminQuery(
+          url,
+          `SELECT count(*)::int AS count FROM "${schema}".event_deliveries WHERE status = 'pending' AND due_at > now()`
+        )
       ).rows[0] as { count: number }
       expect(held.count).toBeGreaterThan(0)
       for (const socket of sockets) socket.destroy()
@@ -152,6 +171,63 @@ describe.skipIf(databaseUrl === undefined)(
       }
       expect(total.count - before.count).toBe(12)
       expect(new Set(receiver.deliveries.map((delivery) => delivery.id)).size).toBe(12)
+      expect(await stopped(second)).toEqual({ code: 0, signal: null })
+    }, 120_000)
+
+    it("a replayed event is retried on the usual schedule, not given up after one attempt", async () => {
+      // Issue 35: a replayed event's give-up clock started at its change, so its first refusal after the replay gave it
+      // up again at once.
+      let refusals = Number.POSITIVE_INFINITY
+      const receiver = await startReceiver([secret], (_request, response) => {
+        if (refusals-- > 0) response.writeHead(500).end()
+        else response.writeHead(204).end()
+      })
+      receivers.push(receiver)
+      const server = spawnCli([...serverArgs(receiver.url), "--events-retry-for-s", "2"], { WEBHOOK_SECRET: secret })
+      clis.push(server)
+      await makeChanges([await server.listening], 1, 600)
+      await server.logged("event delivery given up")
+      // Refused twice more after the replay, then taken: given up again at once, it would never be.
+      refusals = 2
+      const replayed = await runMigrate(["replay-events", "--database-schema", schema])
+      expect(replayed).toEqual({ code: 0, out: "1 failed event pending again", err: "" })
+      await receiver.until(() => receiver.deliveries.length === 1)
+      await eventually(async () => (await statuses()).every((row) => row.status === "delivered"))
+      expect(await stopped(server)).toEqual({ code: 0, signal: null })
+    }, 120_000)
+
+    it("prunes delivered events older than --events-retention-days, in batches; keeps the others; the feed with them", async () => {
+      const receiver = await startReceiver([secret], ok)
+      receivers.push(receiver)
+      const first = spawnCli(serverArgs(receiver.url), { WEBHOOK_SECRET: secret })
+      clis.push(first)
+      const before = await receiver.deliveries.length
+      await makeChanges([await first.listening], 4, 705)
+      await receiver.until(() => receiver.deliveries.length === before + 4)
+      await eventually(async () => (await statuses()).every((row) => row.status === "delivered"))
+      expect(await stopped(first)).toEqual({ code: 0, signal: null })
+      // Aged: two delivered 40 days ago, one failed as long ago; the fourth is recent.
+      const ids = receiver.deliveries.slice(before).map((delivery) => delivery.id)
+      const [oldest, older, failed, recent] = ids
+      await adminQuery(
+        url,
+        `UPDATE "${schema}".events SET at = now() - interval '40 days' WHERE id = ANY ($1::uuid[])`,
+        [[oldest, older, failed]]
+      )
+      await adminQuery(url, `UPDATE "${schema}".events SET status = 'failed' WHERE id = $1::uuid`, [failed])
+      const second = spawnCli([...serverArgs(receiver.url), "--events-retention-days", "30"], {
+        WEBHOOK_SECRET: secret,
+        LOG_LEVEL: "info"
+      })
+      clis.push(second)
+      await second.listening
+      await second.logged("delivered events pruned")
+      const left = (await adminQuery(url, `SELECT id::text FROM "${schema}".events WHERE id = ANY ($1::uuid[])`, [ids]))
+        .rows as ReadonlyArray<{ id: string }>
+      expect(left.map((row) => row.id).sort()).toEqual([failed, recent].sort())
+      const pruned = second.logLines().find((line) => line["msg"] === "delivered events pruned")
+      expect(pruned).toMatchObject({ retentionDays: 30 })
+      expect(pruned?.["count"]).toBe(2)
       expect(await stopped(second)).toEqual({ code: 0, signal: null })
     }, 120_000)
   }

@@ -1,14 +1,22 @@
 import type { ServerResponse } from "node:http"
 import { afterEach, describe, expect, it } from "@effect/vitest"
-import { Effect, ManagedRuntime, Redacted, Schema } from "effect"
+import { Effect, Layer, ManagedRuntime, Redacted, Schema } from "effect"
 import { Webhook } from "standardwebhooks"
 import { toEventEnvelope } from "@accord/contract"
 import { EventStore, Seed, TimezoneOffset, updateLanguagePreferences, UserId, type RecordedEvent } from "@accord/domain"
 import { makeMemoryStore } from "@accord/store-memory"
 import { newSecret, ok, startReceiver, Waiters, type Receiver } from "./webhook-receiver.js"
 import { parseWebhookSecrets } from "@accord/contract/webhook-secrets"
-import { signWebhook, startEventRelay, type RelaySettings } from "../src/events.js"
-import { createLogger, defaultConfig, parseConfig, startAccord } from "../src/index.js"
+import {
+  endpointOf,
+  parseRetryAfter,
+  signWebhook,
+  startEventRelay,
+  webhookSink,
+  type RelaySettings
+} from "../src/events.js"
+import { createLogger, createMetrics, defaultConfig, parseConfig, startAccord } from "../src/index.js"
+import { deliveryLogging } from "../src/throttled-log.js"
 import { bearer, makeTempDir, testSeed, USER_TOKEN } from "./cli-helpers.js"
 
 // docs/operations.md, "Events": the relay against a real receiver that verifies every signature with an independent
@@ -60,14 +68,12 @@ const relay = async (
       retryForMs: 86_400_000,
       backoffMs: 1,
       pollMs: 5,
+      retentionDays: 0,
       ...settings
     },
     {
-      onRefused: (_event, _sink, reason) => {
-        refusals.push(reason)
-        waiters.changed()
-      },
-      onSettled: (_event, settlement) => {
+      onSettled: (_event, _sink, settlement, failure) => {
+        if (failure !== undefined) refusals.push(failure.reason)
         settled.push(settlement.status)
         waiters.changed()
       }
@@ -238,6 +244,204 @@ describe("the event relay's webhooks", () => {
   })
 })
 
+describe("webhook answers (Standard Webhooks' status rules)", () => {
+  it("Retry-After: delay-seconds or an HTTP-date, read up to a bound; anything else is no Retry-After", () => {
+    const now = Date.parse("Wed, 21 Oct 2015 07:28:00 GMT")
+    expect(parseRetryAfter("2", now)).toBe(2000)
+    expect(parseRetryAfter(" 120 ", now)).toBe(120_000)
+    expect(parseRetryAfter("Wed, 21 Oct 2015 07:28:30 GMT", now)).toBe(30_000)
+    expect(parseRetryAfter("Wed, 21 Oct 2015 07:27:00 GMT", now)).toBe(0)
+    for (const refused of [
+      undefined,
+      "",
+      "1.5",
+      "-1",
+      "soon",
+      "2015-10-21T07:28:30Z",
+      `${"9".repeat(11)}`,
+      " ".repeat(65) + "1"
+    ])
+      expect(parseRetryAfter(refused, now)).toBeUndefined()
+  })
+
+  it("410 says the endpoint is gone; 429 and 503 with Retry-After say when to come back; other answers only fail", async () => {
+    const secrets = [newSecret()]
+    const answers: Array<[number, Record<string, string>]> = [
+      [410, {}],
+      [429, { "retry-after": "3" }],
+      [503, { "retry-after": "7" }],
+      [500, { "retry-after": "3" }],
+      [429, {}],
+      [503, { "retry-after": "later" }],
+      [204, {}]
+    ]
+    const receiver = await startReceiver(secrets, (_request, response, n) => {
+      const [status, headers] = answers[n] ?? [500, {}]
+      response.writeHead(status, headers).end()
+    })
+    cleanups.push(receiver.close)
+    const { recorded } = await storeWithEvents(1)
+    const [event] = recorded
+    if (event === undefined) throw new Error("no event")
+    const sink = webhookSink({
+      url: receiver.url,
+      keys: parseWebhookSecrets(secrets[0] ?? "") ?? [],
+      connectTimeoutMs: 1000,
+      responseTimeoutMs: 1000
+    })
+    expect(sink.attemptTimeoutMillis).toBe(2000)
+    const outcomes: Array<unknown> = []
+    for (const _ of answers) {
+      const result = await Effect.runPromise(Effect.result(sink.deliver(event)))
+      outcomes.push(
+        result._tag === "Success"
+          ? "taken"
+          : {
+              reason: result.failure.reason,
+              retryAfterMillis: result.failure.retryAfterMillis,
+              gone: result.failure.gone
+            }
+      )
+    }
+    expect(outcomes).toEqual([
+      { reason: "status 410", retryAfterMillis: undefined, gone: true },
+      { reason: "status 429", retryAfterMillis: 3000, gone: undefined },
+      { reason: "status 503", retryAfterMillis: 7000, gone: undefined },
+      { reason: "status 500", retryAfterMillis: undefined, gone: undefined },
+      { reason: "status 429", retryAfterMillis: undefined, gone: undefined },
+      { reason: "status 503", retryAfterMillis: undefined, gone: undefined },
+      "taken"
+    ])
+  })
+
+  it("an endpoint is logged by its scheme, host and path: never its userinfo, query or fragment", () => {
+    expect(endpointOf("https://user:pw@hooks.example.com:8443/in/accord?token=s3cret#x")).toBe(
+      "https://hooks.example.com:8443/in/accord"
+    )
+  })
+})
+
+describe("deliveryLogging", () => {
+  const capture = () => {
+    const lines: Array<Record<string, unknown>> = []
+    const logger = createLogger("info", { write: (line: string) => void lines.push(JSON.parse(line)) })
+    return { lines, logger }
+  }
+  const refusal = (n: number) => ({ eventId: `e${n}`, type: "preferences.updated", reason: "status 500", attempts: n })
+
+  it("a sink's refusals: the first at once, then at most one per interval with the count not logged; recovery once", () => {
+    const { lines, logger } = capture()
+    let now = 0
+    const log = deliveryLogging(logger, 30_000, () => now)
+    for (let n = 1; n <= 500; n++) {
+      now = n * 100
+      log.refused("webhook:a", refusal(n), false)
+    }
+    // 50 s of failures, one every 100 ms: a line at 0.1 s and at 30.1 s.
+    expect(lines.map((line) => [line["msg"], line["eventId"], line["failuresNotLogged"]])).toEqual([
+      ["event delivery failed; retrying", "e1", 0],
+      ["event delivery failed; retrying", "e301", 299]
+    ])
+    log.refused("webhook:b", refusal(1), true)
+    expect(lines.at(-1)).toMatchObject({ msg: "event delivery given up", sink: "webhook:b", failuresNotLogged: 0 })
+    now = 60_000
+    log.delivered("webhook:a")
+    log.delivered("webhook:a")
+    expect(lines.at(-1)).toMatchObject({
+      msg: "event delivery recovered",
+      sink: "webhook:a",
+      failures: 500,
+      failingForMs: 59_900
+    })
+    expect(lines).toHaveLength(4)
+  })
+
+  it("a sink that fails one attempt in two writes at most three lines per interval", () => {
+    const { lines, logger } = capture()
+    let now = 0
+    const log = deliveryLogging(logger, 30_000, () => now)
+    for (let n = 1; n <= 600; n++) {
+      now = n * 100
+      if (n % 2 === 0) log.delivered("webhook:a")
+      else log.refused("webhook:a", refusal(n), false)
+    }
+    // 60 s: two intervals, each at most a failure line and a recovery line.
+    expect(lines.length).toBeLessThanOrEqual(6)
+    expect(lines.map((line) => line["msg"])).toEqual([
+      "event delivery failed; retrying",
+      "event delivery recovered",
+      "event delivery failed; retrying",
+      "event delivery recovered"
+    ])
+  })
+})
+
+describe("the server's relay when a loop dies", () => {
+  it("logs it, shows it in the metrics, restarts it, and delivers every event", async () => {
+    const secrets = [newSecret()]
+    const receiver = await startReceiver(secrets, ok)
+    cleanups.push(receiver.close)
+    let claims = 0
+    // As PGlite's refusal of an array parameter did (issue 35): the store's first claim is a defect.
+    const dying = Layer.effect(
+      EventStore,
+      Effect.map(Effect.service(EventStore), (store) =>
+        EventStore.of({
+          ...store,
+          claimDue: (...args) =>
+            ++claims === 1
+              ? Effect.die(new TypeError("a statement parameter of an unsupported type"))
+              : store.claimDue(...args)
+        })
+      )
+    )
+    const runtime = ManagedRuntime.make(Layer.provideMerge(dying, makeMemoryStore(seed)))
+    cleanups.push(() => runtime.dispose())
+    for (const timezone of [15, 30, 45])
+      await runtime.runPromise(updateLanguagePreferences(USER, { timezone: TimezoneOffset.make(timezone) }))
+    const lines: Array<Record<string, unknown>> = []
+    const logged = new Waiters()
+    const metrics = createMetrics()
+    const running = await startEventRelay(
+      runtime,
+      {
+        webhookUrls: [receiver.url],
+        webhookKeys: parseWebhookSecrets(secrets.join(" ")) ?? [],
+        webhookConnectTimeoutMs: 1000,
+        webhookTimeoutMs: 1000,
+        natsUrl: undefined,
+        retryForMs: 86_400_000,
+        backoffMs: 1,
+        pollMs: 5,
+        retentionDays: 0
+      },
+      {
+        metrics,
+        logger: createLogger("info", {
+          write: (line: string) => {
+            lines.push(JSON.parse(line) as Record<string, unknown>)
+            logged.changed()
+          }
+        })
+      }
+    )
+    if (running === undefined) throw new Error("no relay started")
+    cleanups.push(running.close)
+    await logged.until(() => lines.some((line) => line["msg"] === "event relay stopped on a defect; restarting"))
+    const scraped = await metrics.registry.metrics()
+    expect(scraped).toMatch(/accord_event_relay_running\{sink="webhook:[0-9a-f]{16}"\} 0/)
+    expect(scraped).toMatch(/accord_event_relay_restarts_total\{sink="webhook:[0-9a-f]{16}"\} 1/)
+    await receiver.until(() => receiver.deliveries.length === 3)
+    expect(lines.find((line) => line["msg"] === "event relay stopped on a defect; restarting")).toMatchObject({
+      level: 50,
+      error: "a statement parameter of an unsupported type",
+      restartInMs: 1000
+    })
+    expect(lines.find((line) => line["msg"] === "event relay restarted")).toMatchObject({ restarts: 1 })
+    expect(await metrics.registry.metrics()).toMatch(/accord_event_relay_running\{sink="webhook:[0-9a-f]{16}"\} 1/)
+  })
+})
+
 describe("webhook signatures", () => {
   it("what signWebhook writes, standardwebhooks verifies; a changed body it refuses", () => {
     const secret = newSecret()
@@ -309,13 +513,73 @@ describe("the server with --webhook-url", () => {
     expect((await fetch(`${accord.url}/api/health/ready`)).status).toBe(200)
     const metrics = await (await fetch(`${accord.metricsUrl ?? ""}/metrics`)).text()
     expect(metrics).toContain('accord_events{status="pending"} 1')
-    expect(metrics).toMatch(/accord_event_deliveries_total\{status="pending"\} [1-9]/)
-    // Logged by the sink's digest and the reason: never the URL, its token, or the secret.
+    expect(metrics).toMatch(/accord_event_deliveries_total\{sink="webhook:[0-9a-f]{16}",status="pending"\} [1-9]/)
+    expect(metrics).toMatch(/accord_event_sink_deliveries\{sink="webhook:[0-9a-f]{16}",status="pending"\} 1/)
+    // Each sink named once at start by its endpoint (scheme, host, path), then by its digest and the reason: never
+    // the URL's query (its token), or the secret.
     const log = lines.join("")
     expect(log).toContain("event delivery failed; retrying")
+    const named = lines
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((line) => line["msg"] === "event sink")
+    expect(named.map((line) => line["endpoint"])).toEqual([
+      receiver.url.split("?")[0],
+      `http://127.0.0.1:${down.port}/hooks`
+    ])
+    expect(named.map((line) => line["sink"])).toEqual([
+      expect.stringMatching(/^webhook:[0-9a-f]{16}$/),
+      expect.stringMatching(/^webhook:/)
+    ])
     expect(log).not.toContain(receiver.url.split("?")[1] ?? "token=")
     expect(log).not.toContain(secret)
-    expect(log).not.toContain(`${down.port}/hooks`)
+  })
+
+  it("on the memory store, stopping with events not delivered logs how many (they are lost)", async () => {
+    const temp = await makeTempDir()
+    cleanups.push(temp.cleanup)
+    const seedFile = await temp.write("seed.json", testSeed)
+    const down = await startReceiver([newSecret()], ok)
+    await down.close()
+    const lines: Array<Record<string, unknown>> = []
+    const logged = new Waiters()
+    const accord = await startAccord(
+      {
+        ...defaultConfig,
+        port: 0,
+        seedFile,
+        scrypt: { N: 1024, r: 8, p: 1 },
+        webhookUrl: [`http://127.0.0.1:${down.port}/hooks`],
+        webhookSecret: Redacted.make(parseWebhookSecrets(newSecret()) ?? []),
+        eventsBackoffMs: 1,
+        eventsPollMs: 5
+      },
+      {
+        logger: createLogger("info", {
+          write: (line: string) => {
+            lines.push(JSON.parse(line) as Record<string, unknown>)
+            logged.changed()
+          }
+        })
+      }
+    )
+    for (const timezone of [15, 30, 45]) {
+      const written = await fetch(`${accord.url}/api/users/v1/preferences/language/`, {
+        method: "PUT",
+        headers: { ...bearer(USER_TOKEN), "content-type": "application/json" },
+        body: JSON.stringify({ timezone })
+      })
+      expect(written.status).toBe(200)
+    }
+    await logged.until(() => lines.some((line) => line["msg"] === "event delivery failed; retrying"))
+    await accord.close()
+    const messages = lines.map((line) => line["msg"])
+    const warned = lines.find(
+      (line) => line["msg"] === "the memory store stops with events not delivered; they are lost"
+    )
+    expect(warned).toMatchObject({ level: 40, pending: 3, failed: 0 })
+    expect(messages.indexOf("the memory store stops with events not delivered; they are lost")).toBeLessThan(
+      messages.indexOf("stopped")
+    )
   })
 
   it("refuses --webhook-url without WEBHOOK_SECRET (exit 2)", () => {

@@ -8,7 +8,7 @@ import { PasswordHasher, PlanEntries } from "@accord/domain"
 import { fillFileSystem, mountTmpfs, tmpfsUnavailable } from "@accord/test-support"
 import { auditTarget, httpAudits, runAudits } from "@accord/conformance/audits"
 import { ScryptPasswordHasherLive, testScryptCost } from "@accord/node/scrypt"
-import { DATA_DIR_LOCK_FILE, PgliteStoreLive } from "@accord/store-postgres"
+import { DATA_DIR_LOCK_FILE, PgliteStoreLive, runMigrateCli } from "@accord/store-postgres"
 import { createLogger } from "../src/logger.js"
 import { storeFullLogging } from "../src/throttled-log.js"
 import {
@@ -24,6 +24,7 @@ import {
   USER_TOKEN,
   type Cli
 } from "./cli-helpers.js"
+import { newSecret, ok, startReceiver } from "./webhook-receiver.js"
 
 // `--store pglite --data-dir DIR`: the PostgreSQL store on PGlite, kept on disk by one process (README "Options",
 // docs/operations.md "The PGlite store"). Each test spawns the compiled CLI on a directory of its own.
@@ -32,6 +33,8 @@ let temp: Awaited<ReturnType<typeof makeTempDir>>
 let seedPath = ""
 /** A directory as the first start leaves it (created, initialised, migrated), copied by each test. */
 let template = ""
+/** What that first start logged. */
+let firstStart: ReadonlyArray<Record<string, unknown>> = []
 
 /** Every server a test started: one a failed test left running is killed after it. */
 const started = new Set<Cli>()
@@ -56,9 +59,10 @@ beforeAll(async () => {
   // The first start on a directory runs PGlite's initdb, many seconds on a busy machine: once here, through the CLI
   // (a path that does not exist yet is created), and each test gets a copy, as a backup would be made.
   template = join(temp.dir, "template", "data")
-  const first = startPglite(template)
+  const first = startPglite(template, [], { LOG_LEVEL: "info" })
   await first.listening
   expect(await stopped(first)).toEqual({ code: 0, signal: null })
+  firstStart = first.logLines()
 }, 180_000)
 afterAll(async () => {
   await killLeftovers()
@@ -353,6 +357,129 @@ const checkAfterRestart = async (url: string, ledgers: ReadonlyMap<string, Ledge
   expect(isOneWrite(hot), JSON.stringify(hot)).toBe(true)
   expect((await methodsOf(url, contended.token)).filter((method) => method.is_default)).toHaveLength(1)
 }
+
+describe("accord --store pglite: its first start, and its events", () => {
+  const INITIALISING = "initialising a new PGlite database in the data directory; the first start takes a while"
+
+  it("the first start on a directory says it is initialising, before it listens; a later start does not", async () => {
+    const messages = firstStart.map((line) => line["msg"])
+    expect(messages.indexOf(INITIALISING)).toBeGreaterThanOrEqual(0)
+    expect(messages.indexOf(INITIALISING)).toBeLessThan(messages.indexOf("listening"))
+    const again = startPglite(await dataDirFor("second-start"), [], { LOG_LEVEL: "info" })
+    await again.listening
+    expect(await stopped(again)).toEqual({ code: 0, signal: null })
+    expect(again.logLines().map((line) => line["msg"])).not.toContain(INITIALISING)
+  }, 120_000)
+
+  it("delivers every event past the first batch, one recorded while its receiver was down once it is back, and none twice after a restart", async () => {
+    // Issue 35: on PGlite the relay's first settlement was refused (an array parameter), which ended it unlogged:
+    // 7 or 8 of 10 delivered, then nothing, and a restart sent the first batch again.
+    const dataDir = await dataDirFor("webhooks")
+    const secret = newSecret()
+    let receiver = await startReceiver([secret], ok)
+    const port = receiver.port
+    const args = [
+      "--seed",
+      seedPath,
+      "--webhook-url",
+      receiver.url,
+      "--events-poll-ms",
+      "10",
+      "--events-backoff-ms",
+      "10",
+      "--metrics-port",
+      "0"
+    ]
+    const start = () => startPglite(dataDir, args, { WEBHOOK_SECRET: secret, LOG_LEVEL: "info" })
+    const metricsOf = async (cli: Cli) => {
+      const listening = cli.logLines().find((line) => line["msg"] === "listening")
+      return (await fetch(`${String(listening?.["metricsUrl"])}/metrics`)).text()
+    }
+    const first = start()
+    const url = await first.listening
+    for (let index = 1; index <= 20; index++)
+      expect((await put(paths(url).preferences, USER_TOKEN, { timezone: 15 * index })).status).toBe(200)
+    await receiver.until(() => receiver.deliveries.length === 20)
+    await receiver.close()
+    expect((await put(paths(url).preferences, USER_TOKEN, { timezone: -15 })).status).toBe(200)
+    await first.logged("event delivery failed; retrying")
+    const delivered = receiver.deliveries.map((delivery) => delivery.id)
+    receiver = await startReceiver([secret], ok, port)
+    await receiver.until(() => receiver.deliveries.length === 1)
+    expect(await metricsOf(first)).toMatch(/^accord_events\{status="pending"\} 0$/m)
+    expect(await metricsOf(first)).toMatch(/^accord_events\{status="delivered"\} 21$/m)
+    expect(await stopped(first)).toEqual({ code: 0, signal: null })
+
+    // Nothing pending: the next start sends only what is new.
+    const second = start()
+    const again = await second.listening
+    expect((await put(paths(again).preferences, USER_TOKEN, { timezone: -30 })).status).toBe(200)
+    await receiver.until(() => receiver.deliveries.length === 2)
+    expect(await stopped(second)).toEqual({ code: 0, signal: null })
+    await receiver.close()
+    const all = [...delivered, ...receiver.deliveries.map((delivery) => delivery.id)]
+    expect(new Set(all).size).toBe(22)
+    expect(all).toHaveLength(22)
+    expect(receiver.unverified).toEqual([])
+  }, 120_000)
+})
+
+describe("accord-migrate replay-events --data-dir", () => {
+  const run = async (argv: ReadonlyArray<string>) => {
+    const out: Array<string> = []
+    const err: Array<string> = []
+    const code = await runMigrateCli(argv, {}, { out: (line) => out.push(line), err: (line) => err.push(line) })
+    return { code, out: out.join("\n"), err: err.join("\n") }
+  }
+
+  it("refuses a directory that does not exist, and creates nothing", async () => {
+    const missing = join(temp.dir, "no-such-data-dir")
+    const result = await run(["replay-events", "--data-dir", missing])
+    expect(result.code).toBe(2)
+    expect(result.err).toContain(`no database in ${missing}; nothing was created`)
+    expect(existsSync(missing)).toBe(false)
+  })
+
+  it("puts a PGlite directory's failed deliveries back to pending; refused while a server holds it", async () => {
+    const dataDir = await dataDirFor("replay")
+    const secret = newSecret()
+    const refusing = await startReceiver([secret], (_request, response) => response.writeHead(500).end())
+    // Given up after a second of refusals.
+    const server = startPglite(
+      dataDir,
+      [
+        "--seed",
+        seedPath,
+        "--webhook-url",
+        refusing.url,
+        "--events-retry-for-s",
+        "1",
+        "--events-backoff-ms",
+        "10",
+        "--events-poll-ms",
+        "10"
+      ],
+      { WEBHOOK_SECRET: secret }
+    )
+    const url = await server.listening
+    expect((await put(paths(url).preferences, USER_TOKEN, { timezone: 600 })).status).toBe(200)
+    await server.logged("event delivery given up")
+    const held = await run(["replay-events", "--data-dir", dataDir])
+    expect(held.code).toBe(1)
+    expect(held.err).toContain(`is in use by process ${server.child.pid}`)
+    expect(await stopped(server)).toEqual({ code: 0, signal: null })
+    await refusing.close()
+    expect(await run(["replay-events", "--data-dir", dataDir])).toEqual({
+      code: 0,
+      out: "1 failed event pending again",
+      err: ""
+    })
+    expect(await run(["replay-events", "--data-dir", dataDir])).toMatchObject({
+      code: 0,
+      out: "0 failed events pending again"
+    })
+  }, 120_000)
+})
 
 describe("accord --store pglite killed with SIGKILL during concurrent writes", () => {
   it("restarts on the same directory with every acknowledged write and the invariants intact, twice", async () => {

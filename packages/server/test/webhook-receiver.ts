@@ -11,6 +11,8 @@ export const newSecret = () => `whsec_${randomBytes(24).toString("base64")}`
 export interface Delivery {
   readonly id: string
   readonly body: string
+  /** When it was answered 2xx (`Date.now()`). */
+  readonly at: number
 }
 
 /** What a receiver does with the n-th request it gets (0-based): answer it, or leave it hanging. */
@@ -61,7 +63,7 @@ export const startReceiver = async (secrets: ReadonlyArray<string>, behaviour: B
       // Recorded as delivered only when answered 2xx: what the relay counts as taken.
       const originalWriteHead = response.writeHead.bind(response)
       response.writeHead = ((status: number, ...rest: Array<never>) => {
-        if (status >= 200 && status < 300) deliveries.push({ id: headers["webhook-id"], body })
+        if (status >= 200 && status < 300) deliveries.push({ id: headers["webhook-id"], body, at: Date.now() })
         waiters.changed()
         return originalWriteHead(status, ...rest)
       }) as typeof response.writeHead

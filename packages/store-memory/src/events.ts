@@ -5,36 +5,48 @@ import {
   EventStore,
   newEventId,
   ownerOf,
-  type PendingEvent,
+  type PendingDelivery,
   type RecordedEvent,
+  type SinkBacklog,
   subjectOf,
   UnknownCursor,
   type UserId
 } from "@accord/domain"
 
+/** One event's delivery to one sink. */
+interface Delivery {
+  status: DeliveryStatus
+  attempts: number
+  /** Epoch milliseconds: where its give-up clock starts. */
+  since: number
+  /** Epoch milliseconds: when it is due (its next attempt, or the end of a deliverer's claim); 0: due at once. */
+  dueAt: number
+}
+
 interface Entry {
   readonly recorded: RecordedEvent
   status: DeliveryStatus
-  attempts: number
-  deliveredTo: ReadonlyArray<string>
-  /** Epoch milliseconds; 0: due at once. */
-  nextAttemptAt: number
-  /** Epoch milliseconds until which a deliverer holds it; 0: nobody. */
-  heldUntil: number
+  /** Each sink's delivery, once dispatched; undefined before. */
+  deliveries: Map<string, Delivery> | undefined
 }
 
 /**
  * A memory store's events. `append` runs inside the write's own `Ref.modify` (a synchronous step), so an event
  * exists exactly when its change does; its structures are mutable, and touched only in such synchronous steps, so
- * no reader sees half of one.
+ * no reader sees half of one. Each sink's deliveries have their own progress (docs/operations.md, "Events").
  */
 export class MemoryEventLog {
   private readonly entries: Array<Entry> = []
   private readonly positions = new Map<string, number>()
   private readonly sequences = new Map<string, number>()
   private readonly byOwner = new Map<UserId, Array<number>>()
-  /** Positions of the pending entries, oldest first (a Set keeps insertion order). */
-  private readonly pending = new Set<number>()
+  /** Positions of the pending events not dispatched yet, oldest first (a Set keeps insertion order). */
+  private readonly undispatched = new Set<number>()
+  /** Each sink's pending deliveries, by their event's position, oldest first. */
+  private readonly pendingBySink = new Map<string, Set<number>>()
+  /** Each sink's failed deliveries, counted. */
+  private readonly failedBySink = new Map<string, number>()
+  private readonly counts: Record<DeliveryStatus, number> = { pending: 0, delivered: 0, failed: 0 }
 
   append(events: ReadonlyArray<DomainEvent>): void {
     for (const event of events) {
@@ -43,9 +55,10 @@ export class MemoryEventLog {
       this.sequences.set(subject, sequence)
       const position = this.entries.length
       const recorded: RecordedEvent = { id: newEventId(), subject, sequence, event }
-      this.entries.push({ recorded, status: "pending", attempts: 0, deliveredTo: [], nextAttemptAt: 0, heldUntil: 0 })
+      this.entries.push({ recorded, status: "pending", deliveries: undefined })
+      this.counts.pending++
       this.positions.set(recorded.id, position)
-      this.pending.add(position)
+      this.undispatched.add(position)
       const owner = ownerOf(event)
       if (owner !== undefined) {
         const owned = this.byOwner.get(owner)
@@ -78,52 +91,139 @@ export class MemoryEventLog {
     return this.entries.slice(start, start + limit).map((entry) => entry.recorded)
   }
 
-  claimDue(now: number, heldUntil: number, limit: number): ReadonlyArray<PendingEvent> {
-    const claimed: Array<PendingEvent> = []
-    for (const position of this.pending) {
+  private pendingOf(sink: string): Set<number> {
+    let pending = this.pendingBySink.get(sink)
+    if (pending === undefined) {
+      pending = new Set()
+      this.pendingBySink.set(sink, pending)
+    }
+    return pending
+  }
+
+  private setStatus(entry: Entry, status: DeliveryStatus): void {
+    this.counts[entry.status]--
+    this.counts[status]++
+    entry.status = status
+  }
+
+  dispatch(sinks: ReadonlyArray<string>, limit: number): number {
+    let dispatched = 0
+    for (const position of this.undispatched) {
+      if (dispatched === limit) break
+      this.undispatched.delete(position)
+      dispatched++
+      const entry = this.entries[position]!
+      const since = entry.recorded.event.at.getTime()
+      entry.deliveries = new Map(sinks.map((sink) => [sink, { status: "pending", attempts: 0, since, dueAt: 0 }]))
+      for (const sink of sinks) this.pendingOf(sink).add(position)
+      if (sinks.length === 0) this.setStatus(entry, "delivered")
+    }
+    return dispatched
+  }
+
+  retarget(sinks: ReadonlyArray<string>): number {
+    const moved = new Set<number>()
+    for (const [sink, pending] of this.pendingBySink) {
+      if (sinks.includes(sink)) continue
+      for (const position of pending) {
+        const entry = this.entries[position]!
+        const orphan = entry.deliveries?.get(sink)
+        if (entry.deliveries === undefined || orphan === undefined) continue
+        entry.deliveries.delete(sink)
+        for (const kept of sinks) {
+          if (entry.deliveries.has(kept)) continue
+          entry.deliveries.set(kept, { status: "pending", attempts: 0, since: orphan.since, dueAt: 0 })
+          this.pendingOf(kept).add(position)
+        }
+        this.setStatus(entry, statusOf(entry.deliveries))
+        moved.add(position)
+      }
+      this.pendingBySink.delete(sink)
+    }
+    // Added at the end of a sink's Set: re-sorted so that its oldest event is tried first.
+    for (const sink of sinks) this.sortPending(sink)
+    return moved.size
+  }
+
+  claimDue(sink: string, now: number, heldUntil: number, limit: number): ReadonlyArray<PendingDelivery> {
+    const claimed: Array<PendingDelivery> = []
+    for (const position of this.pendingBySink.get(sink) ?? []) {
       if (claimed.length === limit) break
       const entry = this.entries[position]!
-      if (entry.nextAttemptAt > now || entry.heldUntil > now) continue
-      entry.heldUntil = heldUntil
-      claimed.push({ recorded: entry.recorded, attempts: entry.attempts, deliveredTo: entry.deliveredTo })
+      const delivery = entry.deliveries?.get(sink)
+      if (delivery === undefined || delivery.dueAt > now) continue
+      delivery.dueAt = heldUntil
+      claimed.push({ recorded: entry.recorded, sink, attempts: delivery.attempts, since: new Date(delivery.since) })
     }
     return claimed
   }
 
-  settle(id: string, status: DeliveryStatus, attempts: number, deliveredTo: ReadonlyArray<string>, next: number) {
+  settle(id: string, sink: string, status: DeliveryStatus, attempts: number, next: number): void {
     const position = this.positions.get(id)
     if (position === undefined) return
     const entry = this.entries[position]!
-    entry.status = status
-    entry.attempts = attempts
-    entry.deliveredTo = deliveredTo
-    entry.nextAttemptAt = next
-    entry.heldUntil = 0
-    if (status === "pending") this.pending.add(position)
-    else this.pending.delete(position)
+    const delivery = entry.deliveries?.get(sink)
+    if (delivery?.status !== "pending") return
+    delivery.status = status
+    delivery.attempts = attempts
+    delivery.dueAt = next
+    if (status !== "pending") this.pendingBySink.get(sink)?.delete(position)
+    if (status === "failed") this.failedBySink.set(sink, (this.failedBySink.get(sink) ?? 0) + 1)
+    this.setStatus(entry, statusOf(entry.deliveries))
   }
 
   replayFailed(now: number): number {
     let replayed = 0
+    const touched = new Set<string>()
     this.entries.forEach((entry, position) => {
       if (entry.status !== "failed") return
-      entry.status = "pending"
-      entry.nextAttemptAt = now
-      this.pending.add(position)
+      for (const [sink, delivery] of entry.deliveries ?? []) {
+        if (delivery.status !== "failed") continue
+        Object.assign(delivery, { status: "pending", attempts: 0, since: now, dueAt: now })
+        this.failedBySink.set(sink, (this.failedBySink.get(sink) ?? 1) - 1)
+        this.pendingOf(sink).add(position)
+        touched.add(sink)
+      }
+      this.setStatus(entry, "pending")
       replayed++
     })
-    // A Set iterates in insertion order: re-sort so the oldest replayed event is tried first.
-    const sorted = [...this.pending].sort((a, b) => a - b)
-    this.pending.clear()
-    for (const position of sorted) this.pending.add(position)
+    for (const sink of touched) this.sortPending(sink)
     return replayed
   }
 
-  countByStatus(): Readonly<Record<DeliveryStatus, number>> {
-    const counts = { pending: 0, delivered: 0, failed: 0 }
-    for (const entry of this.entries) counts[entry.status]++
-    return counts
+  /** A Set iterates in insertion order: re-sorted so that the sink's oldest event is tried first. */
+  private sortPending(sink: string): void {
+    const pending = this.pendingOf(sink)
+    const sorted = [...pending].sort((a, b) => a - b)
+    pending.clear()
+    for (const position of sorted) pending.add(position)
   }
+
+  countByStatus(): Readonly<Record<DeliveryStatus, number>> {
+    return { ...this.counts }
+  }
+
+  countBySink(): ReadonlyArray<SinkBacklog> {
+    const sinks = new Set([...this.pendingBySink.keys(), ...this.failedBySink.keys()])
+    return [...sinks]
+      .sort()
+      .map((sink) => ({
+        sink,
+        pending: this.pendingBySink.get(sink)?.size ?? 0,
+        failed: this.failedBySink.get(sink) ?? 0
+      }))
+      .filter((backlog) => backlog.pending > 0 || backlog.failed > 0)
+  }
+}
+
+/** An event's status from its deliveries': pending while one is, else failed when one was given up, else delivered. */
+const statusOf = (deliveries: ReadonlyMap<string, Delivery> | undefined): DeliveryStatus => {
+  const all = [...(deliveries?.values() ?? [])]
+  return all.some((each) => each.status === "pending")
+    ? "pending"
+    : all.some((each) => each.status === "failed")
+      ? "failed"
+      : "delivered"
 }
 
 const binarySearch = (sorted: ReadonlyArray<number>, value: number): number => {
@@ -153,17 +253,17 @@ export const makeEventStore = (log: MemoryEventLog) =>
         const page = log.list(after, limit)
         return page === undefined ? Effect.fail(unknownCursor) : Effect.succeed(page)
       }),
-    claimDue: (now, leaseUntil, limit) => Effect.sync(() => log.claimDue(now.getTime(), leaseUntil.getTime(), limit)),
-    settle: (id, settlement) =>
+    dispatch: (sinks, limit) => Effect.sync(() => log.dispatch(sinks, limit)),
+    retarget: (sinks) => Effect.sync(() => log.retarget(sinks)),
+    claimDue: (sink, now, leaseUntil, limit) =>
+      Effect.sync(() => log.claimDue(sink, now.getTime(), leaseUntil.getTime(), limit)),
+    settle: (eventId, sink, settlement) =>
       Effect.sync(() =>
-        log.settle(
-          id,
-          settlement.status,
-          settlement.attempts,
-          settlement.deliveredTo,
-          settlement.nextAttemptAt?.getTime() ?? 0
-        )
+        log.settle(eventId, sink, settlement.status, settlement.attempts, settlement.nextAttemptAt?.getTime() ?? 0)
       ),
     replayFailed: (now) => Effect.sync(() => log.replayFailed(now.getTime())),
-    countByStatus: Effect.sync(() => log.countByStatus())
+    countByStatus: Effect.sync(() => log.countByStatus()),
+    countBySink: Effect.sync(() => log.countBySink()),
+    // Nothing outlives the process here: the feed keeps every event until it stops.
+    pruneDelivered: () => Effect.succeed(0)
   })

@@ -1,4 +1,4 @@
 import { runStoreContract } from "@accord/test-support"
 import { MemoryStoreLive } from "@accord/store-memory"
 
-runStoreContract("memory", MemoryStoreLive)
+runStoreContract("memory", MemoryStoreLive, { prunes: false })

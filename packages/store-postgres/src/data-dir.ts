@@ -1,5 +1,6 @@
 import {
   chmodSync,
+  existsSync,
   lstatSync,
   mkdirSync,
   readdirSync,
@@ -168,6 +169,9 @@ const takeLock = (lockFile: string): Effect.Effect<number | undefined, unknown> 
 
 /** The file that makes a directory a PostgreSQL database, so one PGlite opens: initdb writes it first. */
 const DATABASE_MARKER = "PG_VERSION"
+
+/** Whether the directory at `path` holds a database already (false: missing, or PGlite's first start makes one). */
+export const holdsDatabase = (path: string): boolean => existsSync(join(path, DATABASE_MARKER))
 
 /** This process's user as PostgreSQL compares it (the effective uid); undefined where there is none (Windows). */
 const ownUid = (): number | undefined => process.geteuid?.()

@@ -18,7 +18,7 @@ import {
 } from "@accord/domain"
 import { queryRows, type SqlExecutor } from "./sql-executor.js"
 
-// docs/api.md, "Events": the SQL store's outbox (migration 5). A change's events are written by the change's own
+// docs/api.md, "Events": the SQL store's outbox (migration 5), delivered per sink (migration 6). A change's events are written by the change's own
 // statement (`withEvents`: data-modifying CTEs, which commit with it) or transaction, so an event exists exactly when
 // its change was committed.
 
@@ -49,14 +49,14 @@ const EventRow = Schema.Struct({
   // bigint columns come back as text from node-postgres.
   sequence: Schema.Union([Schema.Number, Schema.NumberFromString]),
   event: StoredEvent,
-  at: Schema.Date,
-  attempts: Schema.Number,
-  delivered_to: Schema.Array(Schema.String)
+  at: Schema.Date
 })
 const eventRows = queryRows(EventRow)
 type EventRow = typeof EventRow.Type
 
-const COLUMNS = "id, subject, sequence, event, at, attempts, delivered_to"
+const COLUMNS = "id, subject, sequence, event, at"
+
+const deliveryRows = queryRows(Schema.Struct({ ...EventRow.fields, attempts: Schema.Number, since: Schema.Date }))
 
 const toRecorded = (row: EventRow): RecordedEvent => ({
   id: row.id,
@@ -105,6 +105,8 @@ const positionRows = queryRows(Schema.Struct({ position: Schema.Union([Schema.Nu
 const countRows = queryRows(
   Schema.Struct({ status: Schema.Literals(["pending", "delivered", "failed"]), count: Schema.NumberFromString })
 )
+const howMany = queryRows(Schema.Struct({ count: Schema.Number }))
+const backlogRows = queryRows(Schema.Struct({ sink: Schema.String, pending: Schema.Number, failed: Schema.Number }))
 const unknownCursor = new UnknownCursor()
 
 /**
@@ -124,6 +126,8 @@ const cursorPosition = (
       : Effect.flatMap(positionRows(sql, query, [after, ...params]), ([row]) =>
           row === undefined ? Effect.fail(unknownCursor) : Effect.succeed(row.position)
         )
+
+const countOf = (rows: ReadonlyArray<{ readonly count: number }>): number => rows[0]?.count ?? 0
 
 export const makeEventStore = (sql: SqlExecutor) =>
   EventStore.of({
@@ -153,37 +157,124 @@ export const makeEventStore = (sql: SqlExecutor) =>
           (rows) => rows.map(toRecorded)
         )
       ),
-    // One deliverer a row at a time, across processes: the rows another holds (its lock, or its lease) are skipped.
-    claimDue: (now, leaseUntil, limit) =>
+    // One statement: the events no other dispatch holds, marked dispatched, each with a row per sink. An event
+    // pending from before migration 6 keeps the sinks that took it then (`delivered_to`), and its give-up clock starts
+    // at its last replay (`next_attempt_at`) when that is later than its change.
+    dispatch: (sinks, limit) =>
       Effect.map(
-        eventRows(
+        howMany(
           sql,
-          `UPDATE events SET held_until = $2::timestamptz WHERE position IN (
-             SELECT position FROM events
-             WHERE status = 'pending' AND next_attempt_at <= $1::timestamptz AND held_until <= $1::timestamptz
-             ORDER BY position LIMIT $3 FOR UPDATE SKIP LOCKED)
-           RETURNING ${COLUMNS}, position`,
-          [now, leaseUntil, limit]
+          `WITH picked AS (
+             SELECT position, at, next_attempt_at, delivered_to FROM events
+             WHERE status = 'pending' AND NOT dispatched
+             ORDER BY position LIMIT $2 FOR UPDATE SKIP LOCKED),
+           deliveries AS (
+             INSERT INTO event_deliveries (position, sink, status, since)
+             SELECT picked.position, sink,
+               CASE WHEN sink = ANY (picked.delivered_to) THEN 'delivered' ELSE 'pending' END,
+               GREATEST(picked.at, picked.next_attempt_at)
+             FROM picked CROSS JOIN unnest($1::text[]) AS sink
+             ON CONFLICT (position, sink) DO NOTHING),
+           marked AS (
+             UPDATE events AS e SET dispatched = true,
+               status = CASE WHEN $1::text[] <@ e.delivered_to THEN 'delivered' ELSE 'pending' END
+             FROM picked WHERE e.position = picked.position
+             RETURNING e.position)
+           SELECT count(*)::int AS count FROM marked`,
+          [sinks, limit]
         ),
-        (rows) =>
-          rows.map((row) => ({ recorded: toRecorded(row), attempts: row.attempts, deliveredTo: row.delivered_to }))
+        countOf
       ),
-    settle: (id, settlement) =>
+    // A sink no longer configured (or an endpoint whose URL, and so its name, changed) would hold its pending
+    // deliveries for ever: they go to the configured sinks, and their events' statuses are counted again. The events'
+    // rows are locked first, as `accord_settle_delivery` locks them, so that a settlement of a moved delivery (by a
+    // process still running the old configuration) waits rather than deadlocks.
+    retarget: (sinks) =>
+      sql.transaction((tx) =>
+        Effect.gen(function* () {
+          const locked = yield* positionRows(
+            tx,
+            `SELECT position FROM events WHERE position IN (
+               SELECT position FROM event_deliveries WHERE status = 'pending' AND NOT (sink = ANY ($1::text[])))
+             ORDER BY position FOR NO KEY UPDATE`,
+            [sinks]
+          )
+          if (locked.length === 0) return 0
+          const positions = locked.map((row) => row.position)
+          const moved = yield* positionRows(
+            tx,
+            `WITH orphaned AS (
+               DELETE FROM event_deliveries
+               WHERE position = ANY ($2::bigint[]) AND status = 'pending' AND NOT (sink = ANY ($1::text[]))
+               RETURNING position, since),
+             adopted AS (
+               INSERT INTO event_deliveries (position, sink, status, since)
+               SELECT orphaned.position, kept.sink, 'pending', min(orphaned.since)
+               FROM orphaned CROSS JOIN unnest($1::text[]) AS kept (sink)
+               GROUP BY orphaned.position, kept.sink
+               ON CONFLICT (position, sink) DO NOTHING)
+             SELECT DISTINCT position FROM orphaned`,
+            [sinks, positions]
+          )
+          yield* tx.query(
+            `UPDATE events AS e SET status = outcome.status FROM (
+               SELECT position, CASE WHEN bool_or(status = 'pending') THEN 'pending'
+                                     WHEN bool_or(status = 'failed') THEN 'failed'
+                                     ELSE 'delivered' END AS status
+               FROM event_deliveries WHERE position = ANY ($1::bigint[]) GROUP BY position) AS outcome
+             WHERE e.position = outcome.position AND e.status <> outcome.status`,
+            [moved.map((row) => row.position)]
+          )
+          return moved.length
+        })
+      ),
+    // One deliverer a row at a time, across processes: the rows another holds (its lock, or its claim) are skipped.
+    // The sink's own rows only, by its index: another sink's backlog costs this one nothing.
+    claimDue: (sink, now, leaseUntil, limit) =>
+      Effect.map(
+        deliveryRows(
+          sql,
+          `WITH due AS (
+             SELECT position FROM event_deliveries
+             WHERE sink = $1 AND status = 'pending' AND due_at <= $2::timestamptz
+             ORDER BY due_at, position LIMIT $4 FOR UPDATE SKIP LOCKED),
+           claimed AS (
+             UPDATE event_deliveries AS d SET due_at = $3::timestamptz FROM due
+             WHERE d.sink = $1 AND d.position = due.position
+             RETURNING d.position, d.attempts, d.since)
+           SELECT e.id, e.subject, e.sequence, e.event, e.at, claimed.attempts, claimed.since
+           FROM claimed JOIN events AS e ON e.position = claimed.position ORDER BY claimed.position`,
+          [sink, now, leaseUntil, limit]
+        ),
+        (rows) => rows.map((row) => ({ recorded: toRecorded(row), sink, attempts: row.attempts, since: row.since }))
+      ),
+    settle: (eventId, sink, settlement) =>
       Effect.asVoid(
-        sql.query(
-          `UPDATE events SET status = $2, attempts = $3, delivered_to = $4::text[],
-             next_attempt_at = COALESCE($5::timestamptz, '-infinity'), held_until = '-infinity'
-           WHERE id = $1::uuid`,
-          [id, settlement.status, settlement.attempts, settlement.deliveredTo, settlement.nextAttemptAt ?? null]
-        )
+        sql.query("SELECT accord_settle_delivery($1::uuid, $2, $3, $4, $5::timestamptz)", [
+          eventId,
+          sink,
+          settlement.status,
+          settlement.attempts,
+          settlement.nextAttemptAt ?? null
+        ])
       ),
+    // A failed event from before migration 6 has no delivery rows: pending again and not dispatched, it is dispatched
+    // anew, its give-up clock from now (`next_attempt_at`).
     replayFailed: (now) =>
       Effect.map(
-        sql.query(
-          "UPDATE events SET status = 'pending', next_attempt_at = $1::timestamptz WHERE status = 'failed' RETURNING id",
+        howMany(
+          sql,
+          `WITH deliveries AS (
+             UPDATE event_deliveries
+             SET status = 'pending', attempts = 0, since = $1::timestamptz, due_at = $1::timestamptz
+             WHERE status = 'failed'),
+           replayed AS (
+             UPDATE events SET status = 'pending', next_attempt_at = $1::timestamptz WHERE status = 'failed'
+             RETURNING position)
+           SELECT count(*)::int AS count FROM replayed`,
           [now]
         ),
-        (rows) => rows.length
+        countOf
       ),
     countByStatus: Effect.map(
       countRows(sql, "SELECT status, count(*)::text AS count FROM events GROUP BY status"),
@@ -192,5 +283,30 @@ export const makeEventStore = (sql: SqlExecutor) =>
         for (const row of rows) counts[row.status] = row.count
         return counts
       }
-    )
+    ),
+    // Each count through its partial index: the delivered rows, most of the table, are never read.
+    countBySink: backlogRows(
+      sql,
+      `SELECT sink, sum(pending)::int AS pending, sum(failed)::int AS failed FROM (
+         SELECT sink, count(*) AS pending, 0 AS failed FROM event_deliveries WHERE status = 'pending' GROUP BY sink
+         UNION ALL
+         SELECT sink, 0, count(*) FROM event_deliveries WHERE status = 'failed' GROUP BY sink) AS counts
+       GROUP BY sink ORDER BY sink`
+    ),
+    // A small batch of rows no other statement holds: a write never waits for it (it inserts new rows), and its
+    // delivery rows go with it (ON DELETE CASCADE).
+    pruneDelivered: (before, limit) =>
+      Effect.map(
+        howMany(
+          sql,
+          `WITH gone AS (
+             DELETE FROM events WHERE position IN (
+               SELECT position FROM events WHERE status = 'delivered' AND at < $1::timestamptz
+               ORDER BY at LIMIT $2 FOR UPDATE SKIP LOCKED)
+             RETURNING 1)
+           SELECT count(*)::int AS count FROM gone`,
+          [before, limit]
+        ),
+        countOf
+      )
   })

@@ -9,6 +9,7 @@ export {
   DEFAULT_QUERY_TIMEOUT_MS,
   makePgPool,
   migrate,
+  migrateDataDir,
   PGLITE_MIN_FREE_BYTES,
   PgliteStoreLive,
   POOL_CLOSE_GRACE_MS,
@@ -29,4 +30,13 @@ export { makePoolExecutor, type PoolExecutorOptions } from "./pg-executor.js"
 export { oneCallQueries } from "./pglite-protocol.js"
 export type { SqlClient, SqlExecutor } from "./sql-executor.js"
 export { runMigrateCli, type CliOutput } from "./migrate-cli.js"
+export {
+  NoDatabaseInDataDir,
+  REPLAY_NEEDS_VERSION,
+  replayFailedEvents,
+  SchemaBehind,
+  SchemaMissing,
+  type ReplayError,
+  type ReplayTarget
+} from "./replay.js"
 export { makeSqlStore } from "./store.js"

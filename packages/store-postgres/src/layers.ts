@@ -1,9 +1,9 @@
 import { statfsSync } from "node:fs"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, type Scope } from "effect"
 import { PGlite } from "@electric-sql/pglite"
 import pg from "pg"
 import type { StoreServices, Unavailable } from "@accord/domain"
-import { holdDataDir, reasonOf, type DataDirError, DataDirUnusable } from "./data-dir.js"
+import { holdDataDir, holdsDatabase, reasonOf, type DataDirError, DataDirUnusable } from "./data-dir.js"
 import { applyMigrations, quoteSchema, type InvalidSchemaName, type MigrationReport } from "./migrations.js"
 import { makePgliteExecutor, type PgliteDatabase } from "./pglite-executor.js"
 import { oneCallQueries } from "./pglite-protocol.js"
@@ -190,6 +190,11 @@ export interface PgliteStoreOptions extends CredentialCacheOptions {
    * fails Unavailable(store_full): for the host's log.
    */
   readonly onStoreFull?: (cause: unknown) => void
+  /**
+   * Called once before the first start on a data directory that holds no database yet, which PGlite then creates
+   * (its initdb: many seconds, tens on a busy machine): for the host's log.
+   */
+  readonly onInitialise?: (dataDir: string) => void
 }
 
 /**
@@ -271,41 +276,55 @@ const reopenerOf = (
  * (docs/operations.md, "The PGlite store").
  */
 export const PgliteStoreLive = (options: PgliteStoreOptions = {}): Layer.Layer<StoreServices, DataDirError> =>
-  Layer.effectContext(
-    Effect.gen(function* () {
-      const { dataDir, onStoreFull } = options
-      // The directory's real path: the one its checks ran on.
-      const onDisk =
-        dataDir === undefined
-          ? undefined
-          : yield* Effect.map(holdDataDir(dataDir), (path) => ({ dataDir, path, checkRoom: roomAt(path) }))
-      const open =
-        onDisk === undefined
-          ? Effect.promise(() => PGlite.create(PGLITE_SETTINGS))
-          : Effect.tryPromise({
-              try: () => {
-                const noRoom = onDisk.checkRoom()
-                return noRoom === undefined
-                  ? PGlite.create({ ...PGLITE_SETTINGS, dataDir: onDisk.path })
-                  : Promise.reject(noRoom)
-              },
-              catch: (cause) => new DataDirUnusable({ dataDir: onDisk.dataDir, reason: reasonOf(cause) })
-            })
-      /** The database open now: the first, or the last one reopened after a crash; a crashed one is closed already. */
-      let latest: PGlite = yield* Effect.acquireRelease(open, () =>
-        Effect.promise(() => (latest.closed ? Promise.resolve() : latest.close()))
-      )
-      const executor = yield* makePgliteExecutor(oneCallQueries(latest), {
-        ...(onStoreFull !== undefined && { onStoreFull }),
-        ...(onDisk !== undefined && {
-          checkRoom: onDisk.checkRoom,
-          reopen: reopenerOf(onDisk.path, onDisk.checkRoom, (db) => {
-            latest = db
+  Layer.effectContext(Effect.flatMap(openPglite(options), ({ executor }) => makeSqlStore(executor, options)))
+
+/**
+ * Brings a PGlite data directory (created and initialised when missing) up to the latest migration, then closes it:
+ * `accord-migrate migrate --data-dir`. Fails as `PgliteStoreLive` does, `DataDirInUse` while a server holds it.
+ */
+export const migrateDataDir = (
+  options: Pick<PgliteStoreOptions, "onInitialise"> & { readonly dataDir: string }
+): Effect.Effect<MigrationReport, DataDirError> =>
+  Effect.scoped(Effect.map(openPglite(options), ({ report }) => report))
+
+/** PGlite opened (its data directory held) and migrated, for as long as the scope. */
+export const openPglite = (
+  options: PgliteStoreOptions
+): Effect.Effect<{ readonly executor: SqlExecutor; readonly report: MigrationReport }, DataDirError, Scope.Scope> =>
+  Effect.gen(function* () {
+    const { dataDir, onStoreFull, onInitialise } = options
+    // The directory's real path: the one its checks ran on.
+    const onDisk =
+      dataDir === undefined
+        ? undefined
+        : yield* Effect.map(holdDataDir(dataDir), (path) => ({ dataDir, path, checkRoom: roomAt(path) }))
+    if (onDisk !== undefined && !holdsDatabase(onDisk.path)) onInitialise?.(onDisk.dataDir)
+    const open =
+      onDisk === undefined
+        ? Effect.promise(() => PGlite.create(PGLITE_SETTINGS))
+        : Effect.tryPromise({
+            try: () => {
+              const noRoom = onDisk.checkRoom()
+              return noRoom === undefined
+                ? PGlite.create({ ...PGLITE_SETTINGS, dataDir: onDisk.path })
+                : Promise.reject(noRoom)
+            },
+            catch: (cause) => new DataDirUnusable({ dataDir: onDisk.dataDir, reason: reasonOf(cause) })
           })
+    /** The database open now: the first, or the last one reopened after a crash; a crashed one is closed already. */
+    let latest: PGlite = yield* Effect.acquireRelease(open, () =>
+      Effect.promise(() => (latest.closed ? Promise.resolve() : latest.close()))
+    )
+    const executor = yield* makePgliteExecutor(oneCallQueries(latest), {
+      ...(onStoreFull !== undefined && { onStoreFull }),
+      ...(onDisk !== undefined && {
+        checkRoom: onDisk.checkRoom,
+        reopen: reopenerOf(onDisk.path, onDisk.checkRoom, (db) => {
+          latest = db
         })
       })
-      // PGlite has no network: a failure here is a defect, not an outage.
-      yield* Effect.orDie(applyMigrations(executor))
-      return yield* makeSqlStore(executor, options)
     })
-  )
+    // PGlite has no network: a failure here is a defect, not an outage.
+    const report = yield* Effect.orDie(applyMigrations(executor))
+    return { executor, report }
+  })

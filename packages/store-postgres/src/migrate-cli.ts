@@ -1,7 +1,10 @@
-import { anyText, option, parseOptions, renderUsage } from "@accord/cli-options"
+import { anyText, nonEmpty, option, parseOptions, renderUsage } from "@accord/cli-options"
 import { Cause, Effect, Exit, Option, Result } from "effect"
-import { EventStore } from "@accord/domain"
-import { migrate, PostgresStoreLive } from "./layers.js"
+import { migrate, migrateDataDir } from "./layers.js"
+import type { Unavailable } from "@accord/domain"
+import type { DataDirError } from "./data-dir.js"
+import type { InvalidSchemaName, MigrationReport } from "./migrations.js"
+import { replayFailedEvents } from "./replay.js"
 
 /** The options of `accord-migrate`: the variables are the server's (`@accord/server`), so one environment serves both. */
 const migrateOptions = {
@@ -21,17 +24,27 @@ const migrateOptions = {
     env: "DATABASE_SCHEMA",
     type: anyText("NAME"),
     unsetMeans: "the connection's, usually `public`",
-    help: "work in this schema, created when missing"
+    help: "work in this schema; `migrate` creates it when missing, `replay-events` refuses a missing one"
+  }),
+  dataDir: option({
+    group: "Options",
+    flag: "data-dir",
+    env: "DATA_DIR",
+    type: nonEmpty("DIR"),
+    unsetMeans: "PostgreSQL",
+    help: "a PGlite data directory (the server's `--store pglite`) instead of a database URL; held by one process at a time, so stop its server first"
   })
 }
 
 const USAGE = renderUsage(migrateOptions, {
-  head: `usage: accord-migrate migrate [--database-url URL] [--database-schema NAME]
-       accord-migrate replay-events [--database-url URL] [--database-schema NAME]
+  head: `usage: accord-migrate migrate [--database-url URL] [--database-schema NAME] | [--data-dir DIR]
+       accord-migrate replay-events [--database-url URL] [--database-schema NAME] | [--data-dir DIR]
 
-migrate: applies Accord's PostgreSQL migrations (idempotent; safe to run from several processes at once).
-replay-events: puts every event whose delivery was given up (failed) back to pending, due now; the running servers'
-relays deliver them again (docs/operations.md, "Events").
+migrate: applies Accord's migrations (idempotent; on PostgreSQL safe to run from several processes at once); creates
+the schema, or the PGlite data directory, when missing.
+replay-events: puts every event delivery that was given up (failed) back to pending, due now, with the usual retry
+schedule; the relays deliver them again (docs/operations.md, "Events"). It creates nothing: a schema or data directory
+that does not exist is refused.
 A flag wins over its environment variable; an empty variable counts as unset.`
 }).trimEnd()
 
@@ -39,6 +52,12 @@ export interface CliOutput {
   readonly out: (line: string) => void
   readonly err: (line: string) => void
 }
+
+const reportOf = ({ applied, current }: MigrationReport): string =>
+  applied.length === 0 ? `up to date at version ${current}` : `applied ${applied.join(", ")}; now at version ${current}`
+
+/** The failures the operator fixes in the command itself (exit 2), as opposed to a database problem (exit 1). */
+const USAGE_ERRORS = new Set(["InvalidSchemaName", "SchemaMissing", "NoDatabaseInDataDir", "DataDirRefused"])
 
 /**
  * The `accord-migrate` command as a function: arguments in, exit code out (0 done, 1 database problem, 2 usage).
@@ -66,32 +85,38 @@ export const runMigrateCli = async (
     output.err(USAGE)
     return 2
   }
-  const { databaseUrl: connectionString, schema } = values
-  if (connectionString === undefined || connectionString === "") {
-    output.err(`no database: pass --database-url or set DATABASE_URL\n${USAGE}`)
+  const { databaseUrl, schema, dataDir } = values
+  const connectionString = databaseUrl === "" ? undefined : databaseUrl
+  if (connectionString !== undefined && dataDir !== undefined) {
+    output.err(
+      `both a database URL and a data directory: pass one (--database-url or DATABASE_URL, or --data-dir or DATA_DIR)\n${USAGE}`
+    )
     return 2
   }
-  const connection = { connectionString, ...(schema !== undefined && { schema }) }
+  if (connectionString === undefined && dataDir === undefined) {
+    output.err(`no database: pass --database-url or set DATABASE_URL (PGlite: --data-dir or DATA_DIR)\n${USAGE}`)
+    return 2
+  }
+  const target =
+    dataDir !== undefined
+      ? { dataDir }
+      : { connectionString: connectionString ?? "", ...(schema !== undefined && { schema }) }
+  const migration: Effect.Effect<MigrationReport, Unavailable | InvalidSchemaName | DataDirError> =
+    "dataDir" in target
+      ? migrateDataDir({
+          dataDir: target.dataDir,
+          onInitialise: (dir) => output.err(`accord-migrate: initialising a new PGlite database in ${dir}`)
+        })
+      : migrate(target)
   const exit = await Effect.runPromiseExit(
     command === "migrate"
-      ? Effect.map(migrate(connection), ({ applied, current }) =>
-          applied.length === 0
-            ? `up to date at version ${current}`
-            : `applied ${applied.join(", ")}; now at version ${current}`
-        )
-      : Effect.provide(
-          Effect.flatMap(EventStore, (events) =>
-            Effect.map(
-              Effect.flatMap(
-                Effect.sync(() => new Date()),
-                events.replayFailed
-              ),
-              (count) => {
-                return `${count} failed event${count === 1 ? "" : "s"} pending again`
-              }
-            )
+      ? Effect.map(migration, reportOf)
+      : Effect.map(
+          Effect.flatMap(
+            Effect.sync(() => new Date()),
+            (now) => replayFailedEvents(target, now)
           ),
-          PostgresStoreLive({ ...connection, poolSize: 1 })
+          (count) => `${count} failed event${count === 1 ? "" : "s"} pending again`
         )
   )
   if (Exit.isSuccess(exit)) {
@@ -101,14 +126,18 @@ export const runMigrateCli = async (
   const failure = Cause.findErrorOption(exit.cause)
   if (Option.isSome(failure)) {
     const error = failure.value
-    if (error._tag === "InvalidSchemaName") {
+    if (USAGE_ERRORS.has(error._tag)) {
       output.err(error.message)
       return 2
+    }
+    if (error._tag !== "Unavailable") {
+      output.err(error.message)
+      return 1
     }
     const cause = error.cause instanceof Error ? `: ${error.cause.message}` : ""
     output.err(`database unreachable${cause}`)
     return 1
   }
-  output.err(`migration failed: ${Cause.pretty(exit.cause)}`)
+  output.err(`${command === "migrate" ? "migration" : "replay"} failed: ${Cause.pretty(exit.cause)}`)
   return 1
 }

@@ -203,6 +203,66 @@ export const migrations: ReadonlyArray<Migration> = [
       END
       $$`
     ]
+  },
+  {
+    version: 6,
+    name: "events delivered per sink, and pruned",
+    statements: [
+      // docs/operations.md, "Events": each sink keeps its own progress, so one that is down or slow delays its own
+      // deliveries only. A relay dispatches each new event once (`dispatched`), giving it one row here per sink; each
+      // sink's deliverers claim its due rows with FOR UPDATE SKIP LOCKED and hold them until `due_at` (a claim moves
+      // it to the claim's end). `since` starts the give-up clock: the event's change, or the replay that made the
+      // delivery pending again. The columns of migration 5 that kept one progress for every sink (`attempts`,
+      // `delivered_to`, `next_attempt_at`, `held_until`) are read once, by the dispatch of an event recorded before
+      // this migration, and never written again.
+      "ALTER TABLE events ADD COLUMN dispatched boolean NOT NULL DEFAULT false",
+      `CREATE TABLE event_deliveries (
+        position bigint NOT NULL REFERENCES events (position) ON DELETE CASCADE,
+        sink text COLLATE "C" NOT NULL,
+        status text NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'delivered', 'failed')),
+        attempts integer NOT NULL DEFAULT 0,
+        since timestamptz(3) NOT NULL,
+        due_at timestamptz(3) NOT NULL DEFAULT '-infinity',
+        PRIMARY KEY (position, sink)
+      )`,
+      // A claim reads its sink's due rows in order, whatever the backlog of the rows not due yet.
+      "CREATE INDEX event_deliveries_due ON event_deliveries (sink, due_at, position) WHERE status = 'pending'",
+      "CREATE INDEX event_deliveries_failed ON event_deliveries (sink) WHERE status = 'failed'",
+      "CREATE INDEX events_undispatched ON events (position) WHERE status = 'pending' AND NOT dispatched",
+      // Retention removes the oldest delivered events, found by their instant.
+      "CREATE INDEX events_delivered_at ON events (at) WHERE status = 'delivered'",
+      "DROP INDEX events_pending",
+      // A delivery's outcome and its event's status in one round trip. The event's row is locked first: two sinks
+      // settling one event at once take turns, and each statement after the lock reads with a fresh snapshot (a
+      // volatile function), so the second sees the first's row and the event's status counts both. A delivery that is
+      // no longer pending (settled by another deliverer after a claim ran out) is left as it is.
+      `CREATE FUNCTION accord_settle_delivery(
+        p_event uuid, p_sink text, p_status text, p_attempts integer, p_due timestamptz)
+      RETURNS void
+      LANGUAGE plpgsql
+      SET search_path FROM CURRENT
+      AS $$
+      DECLARE
+        target bigint;
+        outcome text;
+      BEGIN
+        SELECT position INTO target FROM events WHERE id = p_event FOR NO KEY UPDATE;
+        IF NOT FOUND THEN
+          RETURN;
+        END IF;
+        UPDATE event_deliveries SET status = p_status, attempts = p_attempts, due_at = COALESCE(p_due, '-infinity')
+          WHERE position = target AND sink = p_sink AND status = 'pending';
+        IF NOT FOUND THEN
+          RETURN;
+        END IF;
+        SELECT CASE WHEN bool_or(status = 'pending') THEN 'pending'
+                    WHEN bool_or(status = 'failed') THEN 'failed'
+                    ELSE 'delivered' END
+          INTO outcome FROM event_deliveries WHERE position = target;
+        UPDATE events SET status = outcome WHERE position = target AND status <> outcome;
+      END
+      $$`
+    ]
   }
 ]
 

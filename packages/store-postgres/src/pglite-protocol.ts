@@ -1,14 +1,37 @@
 import { parse, type PGlite, protocol } from "@electric-sql/pglite"
 import type { PgliteDatabase } from "./pglite-executor.js"
 
-/** A parameter as text in PostgreSQL's input syntax, which the server then reads as the type it inferred. */
-const textOf = (value: unknown): string | null => {
-  if (value === null || value === undefined) return null
+/** A scalar parameter as text in PostgreSQL's input syntax; undefined when it is not one of the types written so. */
+const scalarText = (value: unknown): string | undefined => {
   if (typeof value === "string") return value
   if (typeof value === "number" || typeof value === "bigint") return String(value)
   if (typeof value === "boolean") return value ? "t" : "f"
   if (value instanceof Date) return value.toISOString()
-  throw new TypeError(`a statement parameter of an unsupported type (${typeof value})`)
+  return undefined
+}
+
+/**
+ * An array as PostgreSQL's array literal (`{"a","b",NULL}`, nested arrays nested), as node-postgres writes one: every
+ * element quoted, its backslashes and double quotes escaped, so commas, braces and spaces in it are data.
+ */
+const arrayText = (values: ReadonlyArray<unknown>): string =>
+  `{${values
+    .map((value) => {
+      if (value === null || value === undefined) return "NULL"
+      if (Array.isArray(value)) return arrayText(value)
+      const text = scalarText(value)
+      if (text === undefined) throw new TypeError(`a statement parameter of an unsupported type (${typeof value})`)
+      return `"${text.replace(/[\\"]/g, "\\$&")}"`
+    })
+    .join(",")}}`
+
+/** A parameter as text in PostgreSQL's input syntax, which the server then reads as the type it inferred. */
+const textOf = (value: unknown): string | null => {
+  if (value === null || value === undefined) return null
+  if (Array.isArray(value)) return arrayText(value)
+  const text = scalarText(value)
+  if (text === undefined) throw new TypeError(`a statement parameter of an unsupported type (${typeof value})`)
+  return text
 }
 
 const concat = (parts: ReadonlyArray<Uint8Array>): Uint8Array => {

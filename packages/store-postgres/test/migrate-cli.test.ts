@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { describe, expect, it } from "@effect/vitest"
 import { migrations, runMigrateCli } from "@accord/store-postgres"
 import { adminQuery, databaseUrl, dropSchema, freshSchema, skipReason } from "./postgres-helpers.js"
@@ -58,6 +61,38 @@ describe("accord-migrate usage", () => {
     expect(out).toContain("(DATABASE_SCHEMA, default the connection's, usually public)")
   })
 
+  it("both a database URL and a data directory: exit 2, naming both", async () => {
+    const result = await run(["migrate", "--data-dir", "/nonexistent/accord"], {
+      DATABASE_URL: "postgres://x@127.0.0.1/db"
+    })
+    expect(result.code).toBe(2)
+    expect(result.err).toContain("both a database URL and a data directory: pass one")
+  })
+
+  it("migrate --data-dir creates a PGlite database, saying so, then finds it up to date; replay-events works on it", async () => {
+    const parent = await mkdtemp(join(tmpdir(), "accord-migrate-"))
+    const dataDir = join(parent, "data")
+    try {
+      expect(await run(["migrate", "--data-dir", dataDir])).toEqual({
+        code: 0,
+        out: `applied ${migrations.map((m) => m.version).join(", ")}; now at version ${latest}`,
+        err: `accord-migrate: initialising a new PGlite database in ${dataDir}`
+      })
+      expect(await run(["migrate"], { DATA_DIR: dataDir })).toEqual({
+        code: 0,
+        out: `up to date at version ${latest}`,
+        err: ""
+      })
+      expect(await run(["replay-events", "--data-dir", dataDir])).toEqual({
+        code: 0,
+        out: "0 failed events pending again",
+        err: ""
+      })
+    } finally {
+      await rm(parent, { recursive: true, force: true })
+    }
+  }, 120_000)
+
   it("an unreachable database: exit 1, and the password in the URL is not printed", async () => {
     const result = await run(["migrate", "--database-url", "postgres://app:s3cr3t-pw@127.0.0.1:1/db"])
     expect(result.code).toBe(1)
@@ -87,6 +122,38 @@ describe.skipIf(databaseUrl === undefined)(
           out: `up to date at version ${latest}`,
           err: ""
         })
+      } finally {
+        await dropSchema(url, schema)
+      }
+    })
+
+    it("replay-events on a schema that does not exist: exit 2 naming it, and the schema is not created", async () => {
+      const url = databaseUrl ?? ""
+      const misspelt = freshSchema()
+      const result = await run(["replay-events", "--database-schema", misspelt], { DATABASE_URL: url })
+      expect(result).toEqual({
+        code: 2,
+        out: "",
+        err: `no schema named "${misspelt}" in this database; nothing was created (a misspelling? \`accord-migrate migrate\` creates one)`
+      })
+      const found = await adminQuery(url, "SELECT count(*)::int AS count FROM pg_namespace WHERE nspname = $1", [
+        misspelt
+      ])
+      expect(found.rows).toEqual([{ count: 0 }])
+    })
+
+    it("replay-events on a schema without Accord's tables: exit 1, and nothing is created in it", async () => {
+      const url = databaseUrl ?? ""
+      const schema = freshSchema()
+      await adminQuery(url, `CREATE SCHEMA "${schema}"`)
+      try {
+        const result = await run(["replay-events", "--database-schema", schema], { DATABASE_URL: url })
+        expect(result.code).toBe(1)
+        expect(result.err).toContain(`schema "${schema}" holds no Accord tables; nothing was changed`)
+        const tables = await adminQuery(url, "SELECT count(*)::int AS count FROM pg_tables WHERE schemaname = $1", [
+          schema
+        ])
+        expect(tables.rows).toEqual([{ count: 0 }])
       } finally {
         await dropSchema(url, schema)
       }

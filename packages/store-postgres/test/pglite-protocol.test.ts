@@ -44,8 +44,47 @@ describe("oneCallQueries: a statement in one call into PGlite", () => {
     expect((await db.query("SELECT count(*)::int AS n FROM once")).rows).toEqual([{ n: 2 }])
   })
 
+  it("writes an array parameter as PostgreSQL's array literal: quotes, backslashes, commas, braces and NULL are data", async () => {
+    // Issue 35: the relay's statements pass the sinks' names as text[]; refused here, they ended delivery on PGlite.
+    const names = [
+      "webhook:0123",
+      'a "quoted" name',
+      "back\\slash",
+      "with, comma",
+      "{braces}",
+      " spaced ",
+      "",
+      "NULL",
+      "é"
+    ]
+    expect((await db.query("SELECT $1::text[] AS names", [names])).rows).toEqual([{ names }])
+    expect((await db.query("SELECT $1::text[] AS names", [["x", null]])).rows).toEqual([{ names: ["x", null] }])
+    expect((await db.query("SELECT $1::text[] AS names", [[]])).rows).toEqual([{ names: [] }])
+    expect((await db.query("SELECT $1::integer[] AS n", [[1, -2, 3]])).rows).toEqual([{ n: [1, -2, 3] }])
+    expect((await db.query("SELECT $1::boolean[] AS b", [[true, false]])).rows).toEqual([{ b: [true, false] }])
+    expect(
+      (
+        await db.query("SELECT $1::integer[] AS n", [
+          [
+            [1, 2],
+            [3, 4]
+          ]
+        ])
+      ).rows
+    ).toEqual([
+      {
+        n: [
+          [1, 2],
+          [3, 4]
+        ]
+      }
+    ])
+    expect((await db.query("SELECT 'b' = ANY($1::text[]) AS found", [["a", "b"]])).rows).toEqual([{ found: true }])
+  })
+
   it("refuses a parameter it cannot write as text, without sending anything", async () => {
     await expect(db.query("SELECT $1::text AS x", [{ an: "object" }])).rejects.toThrow(TypeError)
+    await expect(db.query("SELECT $1::text[] AS x", [[{ an: "object" }]])).rejects.toThrow(TypeError)
     expect((await db.query("SELECT $1::text AS x", ["fine"])).rows).toEqual([{ x: "fine" }])
   })
 })

@@ -52,10 +52,14 @@ export const stubPort = {
       EventStore.of({
         listByOwner: missing,
         list: missing,
+        dispatch: missing,
+        retarget: missing,
         claimDue: missing,
         settle: missing,
         replayFailed: missing,
         countByStatus: missing(),
+        countBySink: missing(),
+        pruneDelivered: missing,
         ...part
       })
     ),

@@ -5,6 +5,7 @@ import {
   applyMerge,
   Authenticator,
   defaultPaymentMethodChanged,
+  type DeliveryStatus,
   Email,
   EventStore,
   planEntryCreated,
@@ -89,7 +90,37 @@ const ownEvents = (userId: UserId, after?: string, limit = 100) =>
   Effect.flatMap(EventStore, (events) => events.listByOwner(userId, after, limit))
 const typesOf = (events: ReadonlyArray<RecordedEvent>) => events.map((recorded) => recorded.event.type)
 
-export const runStoreContract = (name: string, storeLayer: Layer.Layer<StoreServices, unknown>): void => {
+/** Dispatches every event not dispatched yet to `sinks`; how many. */
+const dispatchEverything = (...sinks: ReadonlyArray<string>) =>
+  Effect.gen(function* () {
+    const events = yield* EventStore
+    let total = 0
+    for (let dispatched = -1; dispatched !== 0; total += dispatched) dispatched = yield* events.dispatch(sinks, 100)
+    return total
+  })
+
+const backlogOf = (sink: string) =>
+  Effect.map(
+    Effect.flatMap(EventStore, (events) => events.countBySink),
+    (backlogs) => backlogs.find((backlog) => backlog.sink === sink)
+  )
+
+const delta = (before: Readonly<Record<DeliveryStatus, number>>, after: Readonly<Record<DeliveryStatus, number>>) => ({
+  pending: after.pending - before.pending,
+  delivered: after.delivered - before.delivered,
+  failed: after.failed - before.failed
+})
+
+export interface StoreContractOptions {
+  /** Whether `EventStore.pruneDelivered` removes events (the SQL stores), or keeps every one (memory). */
+  readonly prunes: boolean
+}
+
+export const runStoreContract = (
+  name: string,
+  storeLayer: Layer.Layer<StoreServices, unknown>,
+  options: StoreContractOptions = { prunes: true }
+): void => {
   // Live services: stores may use Clock or timeouts internally, and a TestClock that never moves would stall them.
   layer(storeLayer, { excludeTestServices: true })(`store contract: ${name}`, (it) => {
     describe("StoreAdmin", () => {
@@ -660,6 +691,192 @@ export const runStoreContract = (name: string, storeLayer: Layer.Layer<StoreServ
           )
           const events = yield* ownEvents(userId)
           expect(events.map((recorded) => recorded.sequence)).toEqual(events.map((_, index) => index + 1))
+        })
+      )
+    })
+
+    // docs/operations.md, "Events": each sink's deliveries have their own progress (claims, attempts, back-off).
+    describe("EventStore deliveries", () => {
+      it.effect("dispatch gives each new event a delivery per sink; each sink's claims and back-off are its own", () =>
+        Effect.gen(function* () {
+          const events = yield* EventStore
+          yield* dispatchEverything(unique("earlier"))
+          const { userId, ids } = yield* seedUserWithMethods(2)
+          yield* setDefault(userId, nth(ids, 0), at(1))
+          yield* setDefault(userId, nth(ids, 1), at(2))
+          const [first, second] = (yield* ownEvents(userId)).map((recorded) => recorded.id)
+          if (first === undefined || second === undefined) throw new Error("two events expected")
+          // Counted with the two events pending: a delta of -1 is one of them settled.
+          const before = yield* events.countByStatus
+          const [a, b] = [unique("sink_a"), unique("sink_b")]
+          expect(yield* dispatchEverything(a, b)).toBe(2)
+          expect(yield* events.dispatch([a, b], 100)).toBe(0)
+          const t0 = at(100)
+          const lease = (from: Date) => new Date(from.getTime() + 60_000)
+
+          const claimedA = yield* events.claimDue(a, t0, lease(t0), 100)
+          expect(claimedA.map((delivery) => [delivery.recorded.id, delivery.sink, delivery.attempts])).toEqual([
+            [first, a, 0],
+            [second, a, 0]
+          ])
+          expect(claimedA.map((delivery) => delivery.since)).toEqual([at(1), at(2)])
+          // Held by the claim: not handed out again until it ends; another sink's deliveries are its own.
+          expect(yield* events.claimDue(a, t0, lease(t0), 100)).toEqual([])
+          expect((yield* events.claimDue(b, t0, lease(t0), 100)).map((delivery) => delivery.recorded.id)).toEqual([
+            first,
+            second
+          ])
+
+          yield* events.settle(first, a, { status: "delivered", attempts: 1, nextAttemptAt: undefined })
+          yield* events.settle(second, a, { status: "pending", attempts: 1, nextAttemptAt: at(160) })
+          yield* events.settle(first, b, { status: "delivered", attempts: 1, nextAttemptAt: undefined })
+          yield* events.settle(second, b, { status: "delivered", attempts: 1, nextAttemptAt: undefined })
+          expect(yield* backlogOf(a)).toEqual({ sink: a, pending: 1, failed: 0 })
+          expect(yield* backlogOf(b)).toBeUndefined()
+          expect(delta(before, yield* events.countByStatus)).toEqual({ pending: -1, delivered: 1, failed: 0 })
+
+          // Due at its next attempt, not before; a claim that ended (a deliverer that died) is taken again.
+          expect(yield* events.claimDue(a, at(159), lease(at(159)), 100)).toEqual([])
+          const retried = yield* events.claimDue(a, at(160), lease(at(160)), 100)
+          expect(retried.map((delivery) => [delivery.recorded.id, delivery.attempts])).toEqual([[second, 1]])
+          expect(yield* events.claimDue(a, at(160), lease(at(160)), 100)).toEqual([])
+          const afterLease = new Date(lease(at(160)).getTime() + 1)
+          expect((yield* events.claimDue(a, afterLease, lease(afterLease), 100)).map((d) => d.recorded.id)).toEqual([
+            second
+          ])
+
+          // Given up: failed, kept; a late settlement of the same delivery changes nothing.
+          yield* events.settle(second, a, { status: "failed", attempts: 2, nextAttemptAt: undefined })
+          yield* events.settle(second, a, { status: "delivered", attempts: 3, nextAttemptAt: undefined })
+          expect(yield* backlogOf(a)).toEqual({ sink: a, pending: 0, failed: 1 })
+          expect(delta(before, yield* events.countByStatus)).toEqual({ pending: -2, delivered: 1, failed: 1 })
+
+          // Replayed: pending again for the sink that gave it up only, due now, its attempts and clock anew.
+          const replayedAt = at(500)
+          expect(yield* events.replayFailed(replayedAt)).toBeGreaterThanOrEqual(1)
+          expect(yield* backlogOf(a)).toEqual({ sink: a, pending: 1, failed: 0 })
+          expect(delta(before, yield* events.countByStatus)).toEqual({ pending: -1, delivered: 1, failed: 0 })
+          const again = yield* events.claimDue(a, replayedAt, lease(replayedAt), 100)
+          expect(again.map((delivery) => [delivery.recorded.id, delivery.attempts, delivery.since])).toEqual([
+            [second, 0, replayedAt]
+          ])
+          expect(yield* events.claimDue(b, replayedAt, lease(replayedAt), 100)).toEqual([])
+          yield* events.settle(second, a, { status: "delivered", attempts: 1, nextAttemptAt: undefined })
+          expect(delta(before, yield* events.countByStatus)).toEqual({ pending: -2, delivered: 2, failed: 0 })
+        })
+      )
+
+      it.effect(
+        "concurrent dispatches and claims hand out each delivery once; concurrent settlements count both sinks",
+        () =>
+          Effect.gen(function* () {
+            const events = yield* EventStore
+            yield* dispatchEverything(unique("earlier"))
+            const { userId, ids } = yield* seedUserWithMethods(2)
+            for (let index = 0; index < 20; index++) yield* setDefault(userId, nth(ids, index % 2), at(10 + index))
+            const mine = (yield* ownEvents(userId)).map((recorded) => recorded.id)
+            expect(mine).toHaveLength(20)
+            const before = yield* events.countByStatus
+            const [a, b] = [unique("sink_a"), unique("sink_b")]
+            const dispatched = yield* Effect.all(
+              Array.from({ length: 6 }, () => events.dispatch([a, b], 4)),
+              { concurrency: "unbounded" }
+            )
+            expect(dispatched.reduce((sum, count) => sum + count, 0) + (yield* dispatchEverything(a, b))).toBe(20)
+            const t0 = at(100)
+            const claims = yield* Effect.all(
+              [a, a, a, a, b, b, b, b].map((sink) => events.claimDue(sink, t0, at(101), 6)),
+              { concurrency: "unbounded" }
+            )
+            const claimed = claims.flat().map((delivery) => `${delivery.sink} ${delivery.recorded.id}`)
+            const rest = [
+              ...(yield* events.claimDue(a, t0, at(101), 100)),
+              ...(yield* events.claimDue(b, t0, at(101), 100))
+            ].map((delivery) => `${delivery.sink} ${delivery.recorded.id}`)
+            expect([...claimed, ...rest].sort()).toEqual(
+              [...mine.map((id) => `${a} ${id}`), ...mine.map((id) => `${b} ${id}`)].sort()
+            )
+            yield* Effect.all(
+              mine.flatMap((id) =>
+                [a, b].map((sink) =>
+                  events.settle(id, sink, { status: "delivered", attempts: 1, nextAttemptAt: undefined })
+                )
+              ),
+              { concurrency: "unbounded" }
+            )
+            expect(delta(before, yield* events.countByStatus)).toEqual({ pending: -20, delivered: 20, failed: 0 })
+            expect(yield* backlogOf(a)).toBeUndefined()
+          })
+      )
+
+      it.effect(
+        "retarget moves a removed sink's pending deliveries to the configured sinks, and keeps what was done",
+        () =>
+          Effect.gen(function* () {
+            const events = yield* EventStore
+            yield* dispatchEverything(unique("earlier"))
+            const { userId, ids } = yield* seedUserWithMethods(2)
+            for (let index = 0; index < 3; index++) yield* setDefault(userId, nth(ids, index % 2), at(30 + index))
+            const [first, second, third] = (yield* ownEvents(userId)).map((recorded) => recorded.id)
+            if (first === undefined || second === undefined || third === undefined) throw new Error("three events")
+            const [kept, removed, added] = [unique("kept"), unique("removed"), unique("added")]
+            yield* dispatchEverything(kept, removed)
+            const delivered = { status: "delivered", attempts: 1, nextAttemptAt: undefined } as const
+            // The first: done everywhere. The second: delivered to the removed sink only. The third: to the kept one only.
+            yield* events.settle(first, kept, delivered)
+            yield* events.settle(first, removed, delivered)
+            yield* events.settle(second, removed, delivered)
+            yield* events.settle(third, kept, delivered)
+            yield* events.claimDue(removed, at(100), at(101), 100)
+            const before = yield* events.countByStatus
+
+            // The configuration is now `kept` and `added`: of these three, only the third had a pending delivery to the
+            // removed sink (the earlier tests' sinks are not configured either: their pending deliveries move too).
+            expect(yield* events.retarget([kept, added])).toBeGreaterThanOrEqual(1)
+            expect(yield* events.retarget([kept, added])).toBe(0)
+            expect(yield* backlogOf(removed)).toBeUndefined()
+            const mine = new Set([first, second, third])
+            const claimed = (sink: string) =>
+              Effect.map(events.claimDue(sink, at(200), at(201), 10_000), (due) =>
+                due
+                  .filter((delivery) => mine.has(delivery.recorded.id))
+                  .map((delivery) => [delivery.recorded.id, delivery.attempts, delivery.since])
+              )
+            expect(yield* claimed(added)).toEqual([[third, 0, at(32)]])
+            expect(yield* claimed(kept)).toEqual([[second, 0, at(31)]])
+            yield* events.settle(third, added, delivered)
+            yield* events.settle(second, kept, delivered)
+            expect(delta(before, yield* events.countByStatus)).toEqual({ pending: -2, delivered: 2, failed: 0 })
+          })
+      )
+
+      it.effect("pruneDelivered removes delivered events older than its bound, never a pending or failed one", () =>
+        Effect.gen(function* () {
+          const events = yield* EventStore
+          yield* dispatchEverything(unique("earlier"))
+          const { userId, ids } = yield* seedUserWithMethods(2)
+          for (let index = 0; index < 4; index++) yield* setDefault(userId, nth(ids, index % 2), at(20 + index))
+          const mine = (yield* ownEvents(userId)).map((recorded) => recorded.id)
+          const sink = unique("sink")
+          yield* dispatchEverything(sink)
+          const [delivered, failed, pending, recent] = mine
+          const settle = (id: string | undefined, status: "delivered" | "failed") =>
+            events.settle(id ?? "", sink, { status, attempts: 1, nextAttemptAt: undefined })
+          yield* settle(delivered, "delivered")
+          yield* settle(failed, "failed")
+          yield* settle(recent, "delivered")
+          // Older than at(23): the first three; of those, only the delivered one goes.
+          let pruned = 0
+          for (let removed = -1; removed !== 0; pruned += removed) removed = yield* events.pruneDelivered(at(23), 2)
+          const left = (yield* ownEvents(userId)).map((recorded) => recorded.id)
+          if (options.prunes) {
+            expect(pruned).toBeGreaterThanOrEqual(1)
+            expect(left).toEqual([failed, pending, recent])
+          } else {
+            expect(pruned).toBe(0)
+            expect(left).toEqual(mine)
+          }
+          expect(yield* backlogOf(sink)).toEqual({ sink, pending: 1, failed: 1 })
         })
       )
     })

@@ -37,10 +37,15 @@ const tracePaymentMethods = (methods: PaymentMethods["Service"]): PaymentMethods
 const traceEventStore = (events: EventStore["Service"]): EventStore["Service"] => ({
   listByOwner: (owner, after, limit) => spanned("EventStore.listByOwner", events.listByOwner(owner, after, limit)),
   list: (after, limit) => spanned("EventStore.list", events.list(after, limit)),
-  claimDue: (now, leaseUntil, limit) => spanned("EventStore.claimDue", events.claimDue(now, leaseUntil, limit)),
-  settle: (id, settlement) => spanned("EventStore.settle", events.settle(id, settlement)),
+  dispatch: (sinks, limit) => spanned("EventStore.dispatch", events.dispatch(sinks, limit)),
+  retarget: (sinks) => spanned("EventStore.retarget", events.retarget(sinks)),
+  claimDue: (sink, now, leaseUntil, limit) =>
+    spanned("EventStore.claimDue", events.claimDue(sink, now, leaseUntil, limit)),
+  settle: (eventId, sink, settlement) => spanned("EventStore.settle", events.settle(eventId, sink, settlement)),
   replayFailed: (now) => spanned("EventStore.replayFailed", events.replayFailed(now)),
-  countByStatus: spanned("EventStore.countByStatus", events.countByStatus)
+  countByStatus: spanned("EventStore.countByStatus", events.countByStatus),
+  countBySink: spanned("EventStore.countBySink", events.countBySink),
+  pruneDelivered: (before, limit) => spanned("EventStore.pruneDelivered", events.pruneDelivered(before, limit))
 })
 
 const traceAuthenticator = (authenticator: Authenticator["Service"]): Authenticator["Service"] => ({

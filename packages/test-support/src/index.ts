@@ -16,7 +16,9 @@ export {
 } from "./parity.js"
 export { startTcpProxy, viaProxy, type TcpProxy } from "./tcp-proxy.js"
 export { fillFileSystem, mountTmpfs, tmpfsUnavailable, type Tmpfs } from "./full-disk.js"
-export { fuzzCase, makeFuzzFixture, type FuzzCase, type FuzzFixture } from "./fuzz/generators.js"
+export { makeFuzzFixture, type FuzzFixture } from "./fuzz/fixture.js"
+export type { FuzzCase } from "./fuzz/fuzz-case.js"
+export { fuzzCase } from "./fuzz/generators.js"
 export { checkResponse, judgeCase, type Judged, type Outcome } from "./fuzz/oracle.js"
 export type { FuzzModels, UserModel } from "./fuzz/models.js"
 export {

@@ -143,7 +143,10 @@ export const DOMAIN_ERRORS = {
     headers: { "WWW-Authenticate": { description: "Bearer challenge (insufficient_scope)", type: "string" } },
     problem: (_: InsufficientScope) => INSUFFICIENT_SCOPE
   }),
-  PreconditionFailed: answer({ codes: ["precondition_failed"], problem: (_: PreconditionFailed) => PRECONDITION_FAILED }),
+  PreconditionFailed: answer({
+    codes: ["precondition_failed"],
+    problem: (_: PreconditionFailed) => PRECONDITION_FAILED
+  }),
   Unavailable: answer({
     codes: ["unavailable"],
     headers: { "Retry-After": RETRY_AFTER },

@@ -37,8 +37,7 @@ export interface BodySpec<S extends Schema.Decoder<unknown> = Schema.Decoder<unk
  * body and no Schema.
  */
 export type SuccessSpec<S extends Schema.Top = Schema.Codec<unknown, unknown>> =
-  | { readonly status: 200 | 201; readonly schema: S }
-  | { readonly status: 204; readonly schema?: undefined }
+  { readonly status: 200 | 201; readonly schema: S } | { readonly status: 204; readonly schema?: undefined }
 
 /** Path parameters: a Struct of their Schemas, by name; a value one refuses is 404 `not_found`. */
 export type ParamsSchema = Schema.Decoder<unknown> & { readonly fields: Readonly<Record<string, Schema.Top>> }

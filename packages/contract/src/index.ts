@@ -39,7 +39,7 @@ export {
   type TypedOperation,
   type ValidationExample
 } from "./operation.js"
-export { apiRoutes, operations, type OperationId, type Operations } from "./operations.js"
+export { apiRoutes, DOCUMENT_PATHS, operations, type OperationId, type Operations } from "./operations.js"
 // The same operations as plain data for a client (also the entry @accord/contract/routes), and their generator
 export { OPERATION_ROUTES } from "./operation-routes.generated.js"
 export {

@@ -2,6 +2,7 @@ import type { SeedInput } from "@accord/domain"
 import {
   allowHeader,
   apiRoutes,
+  DOCUMENT_PATHS,
   OPERATION_DOCS,
   operations,
   routePattern,
@@ -52,9 +53,9 @@ export const ROUTES: ReadonlyArray<FuzzRoute> = apiRoutes.map((route) => ({
  * OpenAPI document, the API reference page and its files (the fuzz's servers serve the page).
  */
 export const DOCUMENTS = [
-  { name: "openapi", path: "/openapi.json" },
-  { name: "docs", path: "/docs" },
-  { name: "docs_file", path: "/docs/{asset}" }
+  { name: "openapi", path: DOCUMENT_PATHS.openapi },
+  { name: "docs", path: DOCUMENT_PATHS.docs },
+  { name: "docs_file", path: DOCUMENT_PATHS.docsFile }
 ] as const
 
 export type DocumentName = (typeof DOCUMENTS)[number]["name"]

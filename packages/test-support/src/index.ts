@@ -3,6 +3,7 @@
 // URL: servers started on a seeded store, the store contract, adapter parity, the HTTP fuzz, a TCP proxy, a full disk.
 export { runStoreContract } from "./store-contract.js"
 export { runHttpConformance, type StartServer } from "./http-conformance.js"
+export { runEmbeddingSuite, type EmbeddingOptions } from "./embedding.js"
 export { startOnRuntime, startWith, type StartAdapter, type StartWithOptions } from "./memory-server.js"
 export {
   compareServers,

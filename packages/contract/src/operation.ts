@@ -51,7 +51,8 @@ export type QuerySchema = Schema.Decoder<unknown> & { readonly fields: Readonly<
 /**
  * What an operation does to the records the API shows (docs/api.md): named by the record (`payment_methods`, the seed's
  * name for it where it has one), read by a model of the API (the fuzz's) rather than written again per operation.
- * - `reads`: the caller's one record of that kind; `lists`: all of the caller's, as `{"data": [...]}`;
+ * - `reads`: the caller's one record of that kind, or with `item`, the one the path parameter `item` names (one of
+ *   another user's, or none, is 404); `lists`: all of the caller's, as `{"data": [...]}`;
  * - `creates`: a new one; `merges`: the caller's one record, the fields the body sends replacing theirs;
  * - `updates` / `deletes`: the caller's record named by the path parameter `item` (one of another user's, or none, is
  *   404); `sets`: the boolean fields an update sets, `exclusive` when the caller's other records then lose them (a
@@ -61,7 +62,7 @@ export type QuerySchema = Schema.Decoder<unknown> & { readonly fields: Readonly<
  */
 export type RecordsTouched =
   | "none"
-  | { readonly reads: string }
+  | { readonly reads: string; readonly item?: string }
   | { readonly lists: string }
   | { readonly creates: string }
   | { readonly merges: string }

@@ -59,9 +59,10 @@ const WRITTEN: ReadonlySet<string> = new Set(
   CONTRACT_OPERATIONS.flatMap((operation) => recordWritten(operation.records) ?? [])
 )
 
-/** An update's or a delete's item: the record and the path parameter naming it. */
+/** A read's, an update's or a delete's item: the record and the path parameter naming it. */
 const itemOf = (touched: RecordsTouched): { readonly record: string; readonly param: string } | undefined => {
   if (touched === "none") return undefined
+  if ("reads" in touched) return touched.item === undefined ? undefined : { record: touched.reads, param: touched.item }
   if ("updates" in touched) return { record: touched.updates, param: touched.item }
   return "deletes" in touched ? { record: touched.deletes, param: touched.item } : undefined
 }
@@ -133,7 +134,7 @@ const PASS: Decision = { answers: [], passes: true }
 const NOT_FOUND: Decision = { answers: [{ status: 404, code: "not_found" }], passes: false }
 
 /**
- * The use case's answer where the declaration decides it: an update or delete of an item the caller has passes, of
+ * The use case's answer where the declaration decides it: a read, update or delete of an item the caller has passes, of
  * one they have not (another user's, none, one deleted) is 404; both when the model does not know the caller's list.
  * Undefined: the declaration decides nothing (any of the operation's declared errors may answer).
  */
@@ -147,7 +148,7 @@ export const declaredOutcome = (request: FuzzRequest, model: UserModel | undefin
   return id !== undefined && ids.includes(id) ? PASS : NOT_FOUND
 }
 
-/** What a success body holds beyond its Schema, as the operation's declaration says. */
+/** What a success body holds beyond its Schema, as the operation's declaration says (and the model, for an item read). */
 export const declaredSuccess = (judged: Judged, body: unknown): ReadonlyArray<string> => {
   const { operation, caller, fixture, target } = judged
   if (operation === undefined) return []
@@ -172,6 +173,11 @@ export const declaredSuccess = (judged: Judged, body: unknown): ReadonlyArray<st
   const id = target.kind === "route" ? target.params[item.param] : undefined
   const problems: Array<string> = []
   if (body[KEY] !== id) problems.push(`${label}: answered ${String(body[KEY])}, not the item named in the path`)
+  // A read of one item shows it as the caller's list does.
+  const list = "reads" in touched ? judged.model?.records[item.record] : undefined
+  const listed = isList(list) ? list.data.find((entry) => entry[KEY] === id) : undefined
+  if (listed !== undefined && !matches(listed, body))
+    problems.push(`${label}: answered ${JSON.stringify(body)}, the list shows ${JSON.stringify(listed)}`)
   for (const [field, value] of Object.entries(setsOf(touched).sets))
     if (body[field] !== value) problems.push(`${label}: ${field} is not ${String(value)}`)
   return problems

@@ -63,7 +63,7 @@ export type RequestOf<O extends TypedOperation> = Simplify<
   RequestInputOf<O> & ReadConditionInput<O["conditional"]> & { readonly signal?: AbortSignal }
 >
 
-/** The success value: the success Schema's decoded type; undefined for a 204 (no body). */
+/** The success value: the success Schema's decoded type; none (`void`, undefined at run time) for a 204 (no body). */
 export type SuccessOf<O extends TypedOperation> = SuccessValueOf<O>
 
 /** The status of a problem with code `C` (each code has one, PROBLEM_CODE_STATUS). */

@@ -85,12 +85,12 @@ export type QueryOf<Q extends Schema.Decoder<unknown> | undefined> =
 export type ParamsOf<P extends Schema.Decoder<unknown> | undefined> =
   P extends Schema.Decoder<unknown> ? P["Type"] : undefined
 
-/** What a success answers: its Schema's decoded type, or undefined for a 204 (no body). */
+/** What a success answers: its Schema's decoded type, or nothing (`void`, as a use case that returns none) for a 204. */
 export type SuccessValueOf<O extends { readonly success: SuccessSpec<Schema.Top> }> = O["success"] extends {
   readonly schema: infer S extends Schema.Top
 }
   ? S["Type"]
-  : undefined
+  : void
 
 /** A success's body as sent (its Schema's Encoded side), or undefined for a 204. */
 export type SuccessEncodedOf<O extends { readonly success: SuccessSpec<Schema.Top> }> = O["success"] extends {

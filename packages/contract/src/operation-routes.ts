@@ -1,3 +1,4 @@
+import type { Schema } from "effect"
 import type {
   Access,
   BodySpec,
@@ -20,11 +21,13 @@ import { PROBLEMS, type ProblemCode, type StatusOf } from "./problems.js"
  * Whether the success Schema's decoded type is its JSON (no transformation): a light client hands the JSON over as is.
  * A 204 has no body to hand over.
  */
-type SameOnTheWire<O extends TypedOperation> = [SuccessValueOf<O>] extends [SuccessEncodedOf<O>]
-  ? [SuccessEncodedOf<O>] extends [SuccessValueOf<O>]
-    ? true
+type SameOnTheWire<O extends TypedOperation> = O["success"] extends { readonly schema: Schema.Top }
+  ? [SuccessValueOf<O>] extends [SuccessEncodedOf<O>]
+    ? [SuccessEncodedOf<O>] extends [SuccessValueOf<O>]
+      ? true
+      : false
     : false
-  : false
+  : true
 
 /** One operation as plain data: how to call it and what it can be answered with. */
 export interface OperationRoute<O extends TypedOperation> {

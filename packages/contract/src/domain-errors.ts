@@ -157,7 +157,7 @@ export const DOMAIN_ERRORS = {
   }),
   UnknownCursor: answer({ codes: ["invalid_cursor"], problem: (_: UnknownCursor) => UNKNOWN_CURSOR })
 } as const satisfies {
-  readonly [Tag in DomainError["_tag"]]: ErrorAnswer<Extract<DomainError, { readonly _tag: Tag }>, ProblemCode, string>
+  readonly [Tag in DomainError["_tag"]]: ErrorAnswer<Extract<DomainError, { readonly _tag: Tag }>, ProblemCode, never>
 }
 
 export type DomainErrorTag = keyof typeof DOMAIN_ERRORS

@@ -136,7 +136,8 @@ const NOT_FOUND: Decision = { answers: [{ status: 404, code: "not_found" }], pas
 /**
  * The use case's answer where the declaration decides it: a read, update or delete of an item the caller has passes, of
  * one they have not (another user's, none, one deleted) is 404; both when the model does not know the caller's list.
- * Undefined: the declaration decides nothing (any of the operation's declared errors may answer).
+ * Undefined: the declaration decides nothing. Either way, the operation's other declared errors may also answer (a
+ * default that may not be deleted): the oracle adds them.
  */
 export const declaredOutcome = (request: FuzzRequest, model: UserModel | undefined): Decision | undefined => {
   const { operation, target } = request

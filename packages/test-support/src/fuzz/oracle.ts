@@ -236,14 +236,15 @@ const DECIDE: { readonly [Id in PipelineCheckId]: (request: FuzzRequest) => Deci
   "use-case": (request) => {
     const { operation } = request
     if (operation === undefined) return PASS
+    // What the declaration decides (an item the caller has or not), and any other declared error it may meet.
     const declared = declaredOutcome(request, request.model)
-    if (declared !== undefined) return declared
-    return either(
-      PASS,
-      ...operation.errors.flatMap((tag) =>
-        UNPROVOKED.has(tag) ? [] : DOMAIN_ERRORS[tag].codes.map((code) => refuse(code))
-      )
+    const others = operation.errors.flatMap((tag) =>
+      UNPROVOKED.has(tag) || (declared !== undefined && tag === "NotFound")
+        ? []
+        : DOMAIN_ERRORS[tag].codes.map((code) => refuse(code))
     )
+    if (declared === undefined) return either(PASS, ...others)
+    return declared.passes ? either(declared, ...others) : declared
   },
   // The fuzz sends no If-None-Match.
   "if-none-match": () => PASS,

@@ -133,7 +133,8 @@ export class ScratchStore extends Context.Service<ScratchStore, { readonly count
         file: "packages/domain/src/services.ts",
         find: "export type StoreServices =",
         replace: `import type { ScratchStore } from "./ports/scratch-store.js"
-export type StoreServices = ScratchStore |`
+export type StoreServices = ScratchStore | StoreServicesBefore
+type StoreServicesBefore =`
       }
     ]
   ],
@@ -151,9 +152,11 @@ export type StoreServices = ScratchStore |`
     [
       {
         file: "packages/domain/src/errors.ts",
+        // The union as it is, renamed, and the error added to it: whatever the union's layout.
         find: "export type DomainError =",
         replace: `export class ScratchError extends Data.TaggedError("ScratchError") {}
-export type DomainError = ScratchError |`
+export type DomainError = ScratchError | DomainErrorBefore
+type DomainErrorBefore =`
       }
     ],
     [

@@ -70,7 +70,14 @@ const checks = (open: (options: SqlStoreOptions) => Effect.Effect<Opened, unknow
         // The feed's cursor still works past it, the list of all events leaves it out, and so does the relay's claim.
         const afterSecond = yield* store.listByOwner(userId, mine[1]?.id, 10)
         expect(afterSecond.map((recorded) => recorded.sequence)).toStrictEqual([4, 5])
-        expect((yield* store.list(undefined, 10_000)).some((recorded) => recorded.id === id)).toBe(false)
+        // A full page stays full: it reads on past the row it leaves out (the feed's has_more holds).
+        const page = yield* store.listByOwner(userId, mine[0]?.id, 2)
+        expect(page.map((recorded) => recorded.sequence)).toStrictEqual([2, 4])
+        const all = yield* store.list(undefined, 10_000)
+        const position = all.findIndex((recorded) => recorded.id === mine[1]?.id)
+        const listed = yield* store.list(all[position - 1]?.id, 2)
+        expect(listed.map((recorded) => recorded.id)).toStrictEqual([mine[1]?.id, mine[2]?.id])
+        expect(all.some((recorded) => recorded.id === id)).toBe(false)
         const claimed = yield* store.claimDue(new Date(Date.now() + 60_000), new Date(Date.now() + 120_000), 10_000)
         expect(claimed.some(({ recorded }) => recorded.id === id)).toBe(false)
         expect(claimed.filter(({ recorded }) => recorded.subject === `users/${userId}`).length).toBe(4)

@@ -28,7 +28,6 @@ const EventRow = Schema.Struct({
   event: Schema.Unknown,
   at: Schema.Date
 })
-const eventRows = queryRows(EventRow)
 type EventRow = typeof EventRow.Type
 
 const COLUMNS = "id, subject, sequence, event, at"

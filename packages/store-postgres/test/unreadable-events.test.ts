@@ -78,7 +78,13 @@ const checks = (open: (options: SqlStoreOptions) => Effect.Effect<Opened, unknow
         const listed = yield* store.list(all[position - 1]?.id, 2)
         expect(listed.map((recorded) => recorded.id)).toStrictEqual([mine[1]?.id, mine[2]?.id])
         expect(all.some((recorded) => recorded.id === id)).toBe(false)
-        const claimed = yield* store.claimDue(new Date(Date.now() + 60_000), new Date(Date.now() + 120_000), 10_000)
+        yield* store.dispatch(["unreadable-test"], 10_000)
+        const claimed = yield* store.claimDue(
+          "unreadable-test",
+          new Date(Date.now() + 60_000),
+          new Date(Date.now() + 120_000),
+          10_000
+        )
         expect(claimed.some(({ recorded }) => recorded.id === id)).toBe(false)
         expect(claimed.filter(({ recorded }) => recorded.subject === `users/${userId}`).length).toBe(4)
       })

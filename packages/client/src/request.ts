@@ -138,6 +138,8 @@ const readAnswer = (operation: BoundOperation, response: Response, text: string)
   const { status } = response
   const etag = response.headers.get("etag") ?? undefined
   if (status === 304 && route.conditional === "ifNoneMatch") return { ok: true, status, notModified: true, etag }
+  // A 204 has no body to judge (docs/api.md, "Precise rules").
+  if (status === 204 && route.success === 204) return { ok: true, status, value: undefined, etag }
   if (status === route.success) {
     const value = judgedBody(id, response, text, "application/json", (body) => check.success(id, body))
     return { ok: true, status, value, etag }

@@ -6,6 +6,7 @@ import type {
   ProblemCode,
   ProblemCodeOf,
   ProblemSchema,
+  SuccessValueOf,
   TypedOperation
 } from "@accord/contract"
 import type { Schema } from "effect"
@@ -62,8 +63,8 @@ export type RequestOf<O extends TypedOperation> = Simplify<
   RequestInputOf<O> & ReadConditionInput<O["conditional"]> & { readonly signal?: AbortSignal }
 >
 
-/** The success value: the success Schema's decoded type. */
-export type SuccessOf<O extends TypedOperation> = O["success"]["schema"]["Type"]
+/** The success value: the success Schema's decoded type; none (`void`, undefined at run time) for a 204 (no body). */
+export type SuccessOf<O extends TypedOperation> = SuccessValueOf<O>
 
 /** The status of a problem with code `C` (each code has one, PROBLEM_CODE_STATUS). */
 export type ProblemStatusOf<C extends ProblemCode> = (typeof PROBLEM_CODE_STATUS)[C]

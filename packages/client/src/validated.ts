@@ -22,8 +22,11 @@ interface Decoders {
   readonly problem: (input: unknown) => Result.Result<ProblemWithCode<ProblemCode>, Schema.SchemaError>
 }
 
+/** A 204's body, never judged (the light check and this one read none). */
+const NO_BODY = (input: unknown): Result.Result<unknown, Schema.SchemaError> => Result.succeed(input)
+
 const decodersOf = (operation: TypedOperation): Decoders => ({
-  success: Schema.decodeUnknownResult(operation.success.schema),
+  success: operation.success.schema === undefined ? NO_BODY : Schema.decodeUnknownResult(operation.success.schema),
   // The contract's ProblemSchema with `code` narrowed to the codes this operation can be answered with (problemCodesOf).
   problem: Schema.decodeUnknownResult(
     ProblemSchema.mapFields((fields) => ({ ...fields, code: Schema.Literals(problemCodesOf(operation)) }))

@@ -25,9 +25,10 @@ const EFFECT = /(^|\/)node_modules\/effect\//
 /** Pieces of the operations' docs (OpenAPI summaries and descriptions), which only the OpenAPI generator reads. */
 const DOCS_TEXTS = Object.values(OPERATION_DOCS)
   .flatMap((docs) => [docs.summary, docs.description])
-  // Cut at quotes and backslashes, which a minifier may write otherwise.
+  // Cut at quotes and backslashes, which a minifier may write otherwise; prose only (words with spaces between), not a
+  // name the bundle has for its own reasons (a problem code a description quotes, `precondition_required`).
   .flatMap((text) => text.split(/["'`\\]/))
-  .filter((piece) => piece.length >= 20)
+  .filter((piece) => piece.length >= 20 && piece.trim().includes(" "))
 
 const read = (file: string) => readFileSync(new URL(`../../../${file}`, import.meta.url), "utf8")
 

@@ -148,7 +148,8 @@ const transforming = defineOperation({
   path: "/clock",
   access: "public",
   success: { status: 200, schema: Schema.Struct({ now: Schema.DateFromString }) },
-  errors: []
+  errors: [],
+  records: "none"
 })
 // @ts-expect-error: the success Schema transforms its JSON
 const transformingRoute: OperationRoute<typeof transforming>["success"] = transforming.success.status

@@ -4,6 +4,7 @@
 export * from "./audits/index.js"
 export { type Fetch, fetchSend } from "./fetch-send.js"
 export {
+  allowOnPathOf,
   apiPaths,
   operationAt,
   operationPath,

@@ -1,4 +1,12 @@
-import { operations, routePattern, type OperationId, type Operations } from "@accord/contract"
+import {
+  allowHeader,
+  apiRoutes,
+  DOCUMENT_PATHS,
+  operations,
+  routePattern,
+  type OperationId,
+  type Operations
+} from "@accord/contract"
 import { randomBytes } from "node:crypto"
 
 /** The names of an operation's path parameters (`{id}` in its path), never when it has none. */
@@ -28,6 +36,14 @@ export const operationPath = (
     if (value === undefined) throw new Error(`${operationId}: no value for the path parameter ${name}`)
     return value
   })}`
+
+/** `Allow` on an operation's path, from the route table: the methods of the operations that share it (docs/api.md, "Routes"). */
+export const allowOnPathOf = (operationId: OperationId): string => {
+  const { path } = operations[operationId]
+  return allowHeader(
+    (apiRoutes.find((route) => route.path === path)?.operations ?? [operations[operationId]]).map((o) => o.method)
+  )
+}
 
 /** Each operation and the pattern of its paths (the contract's `routePattern`: what the router matches). */
 const OPERATION_PATTERNS = Object.values(operations).map((operation) => ({
@@ -67,8 +83,8 @@ export const apiPaths = (prefix: string) => {
     /** The liveness and readiness probes (docs/api.md, "Probes"). */
     live: of("liveness"),
     ready: of("readiness"),
-    openapi: `${prefix}/openapi.json`,
-    docs: `${prefix}/docs`
+    openapi: `${prefix}${DOCUMENT_PATHS.openapi}`,
+    docs: `${prefix}${DOCUMENT_PATHS.docs}`
   }
 }
 

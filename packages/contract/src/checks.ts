@@ -1,46 +1,15 @@
-import type { DomainError } from "@accord/domain"
+import { DOMAIN_ERRORS, RETRY_AFTER_HEADER, type AnswerHeader, type DomainErrorTag } from "./domain-errors.js"
 import type { Access, Conditional, Operation } from "./operation.js"
 import { PROBLEM_CODES, PROBLEMS, type ProblemCode } from "./problems.js"
 
 // docs/api.md, "Errors": the checks a request goes through, in order, each declared once with the problem codes it may
-// answer, the headers those answers carry and the request headers it reads. The handler (core's handler.ts) is one
+// answer, the headers those answers carry and the request headers it reads (a check that answers with a domain error,
+// the codes and headers of that error's entry, domain-errors.ts). The handler (core's handler.ts) is one
 // linear function that makes these checks in this order; what an operation can be answered with (`problemCodesOf`,
 // `ProblemCodeOf`), the OpenAPI document's responses and parameters, the order audit, the fuzz's oracle and the table
 // in docs/api.md are all read from here.
 
-/** A response header some answers carry, as the OpenAPI document describes it. */
-export interface AnswerHeader {
-  readonly description: string
-  readonly type: "string" | "integer"
-}
-
-const WWW_AUTHENTICATE = { description: "Bearer challenge", type: "string" } as const
-const RETRY_AFTER = { description: "Seconds to wait before retrying", type: "integer" } as const
-
-/**
- * The domain errors an operation may declare, by tag (core's implementation map fails with them), with the problem
- * codes each is answered with and the headers those answers carry. Every tag of the domain's errors has its entry.
- */
-export const DOMAIN_ERRORS = {
-  ValidationError: { codes: ["validation_failed"] },
-  NotFound: { codes: ["not_found"] },
-  // `unauthenticated` for a missing credential, `invalid_token` for one that is not accepted.
-  Unauthenticated: { codes: ["unauthenticated", "invalid_token"], headers: { "WWW-Authenticate": WWW_AUTHENTICATE } },
-  InsufficientScope: {
-    codes: ["insufficient_scope"],
-    headers: { "WWW-Authenticate": { description: "Bearer challenge (insufficient_scope)", type: "string" } }
-  },
-  PreconditionFailed: { codes: ["precondition_failed"] },
-  Unavailable: { codes: ["unavailable"], headers: { "Retry-After": RETRY_AFTER } },
-  UnknownCursor: { codes: ["invalid_cursor"] }
-} as const satisfies {
-  readonly [Tag in DomainError["_tag"]]: {
-    readonly codes: ReadonlyArray<ProblemCode>
-    readonly headers?: Readonly<Record<string, AnswerHeader>>
-  }
-}
-
-export type DomainErrorTag = keyof typeof DOMAIN_ERRORS
+const { Unauthenticated, InsufficientScope, ValidationError, NotFound } = DOMAIN_ERRORS
 
 /**
  * Which operations a check applies to, as data: every field given must hold (none: every operation). Read by
@@ -128,15 +97,16 @@ export const PIPELINE = [
     perOperation: true,
     appliesTo: { drains: true },
     codes: ["unavailable"],
-    answerHeaders: { "Retry-After": RETRY_AFTER }
+    answerHeaders: { "Retry-After": RETRY_AFTER_HEADER }
   }),
   pipelineCheck({
     id: "credential",
     refuses: "a missing or a refused credential",
     perOperation: true,
     appliesTo: { access: CREDENTIALED },
-    codes: ["unauthenticated", "invalid_token"],
-    answerHeaders: { "WWW-Authenticate": WWW_AUTHENTICATE }
+    // The authenticator's refusal: the domain error Unauthenticated.
+    codes: Unauthenticated.codes,
+    answerHeaders: Unauthenticated.headers
   }),
   pipelineCheck({
     id: "rate-limit",
@@ -152,8 +122,8 @@ export const PIPELINE = [
     refuses: "an application's credential on a user's operation",
     perOperation: true,
     appliesTo: { access: ["user"] },
-    codes: ["insufficient_scope"],
-    answerHeaders: { "WWW-Authenticate": { description: "Bearer challenge (insufficient_scope)", type: "string" } }
+    codes: InsufficientScope.codes,
+    answerHeaders: InsufficientScope.headers
   }),
   pipelineCheck({
     id: "if-match-required",
@@ -181,14 +151,14 @@ export const PIPELINE = [
     refuses: "a field missing, of the wrong type, out of its bounds, or unknown",
     perOperation: true,
     appliesTo: { body: true },
-    codes: ["validation_failed"]
+    codes: ValidationError.codes
   }),
   pipelineCheck({
     id: "path-parameters",
     refuses: "a path parameter its Schema refuses (an id outside its charset names nothing)",
     perOperation: true,
     appliesTo: { params: true },
-    codes: ["not_found"]
+    codes: NotFound.codes
   }),
   pipelineCheck({
     id: "query",
@@ -203,7 +173,7 @@ export const PIPELINE = [
       "what the operation's use case declares: an unknown resource or another user's, a stale If-Match, the store unreachable or full, password hashing saturated",
     perOperation: true,
     appliesTo: {},
-    // The operation's declared errors (DOMAIN_ERRORS), which this check reads per operation.
+    // The operation's declared errors (DOMAIN_ERRORS, domain-errors.ts), which this check reads per operation.
     codes: [],
     reads: {
       ifMatch: { name: "If-Match", description: IF_MATCH },
@@ -339,7 +309,7 @@ export const answerHeadersOf = (operation: Operation, status: number): Readonly<
       add(check.codes, "answerHeaders" in check ? check.answerHeaders : undefined)
   for (const tag of operation.errors) {
     const declared = DOMAIN_ERRORS[tag]
-    add(declared.codes, "headers" in declared ? declared.headers : undefined)
+    add(declared.codes, declared.headers)
   }
   return headers
 }

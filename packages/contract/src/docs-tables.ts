@@ -1,4 +1,5 @@
-import { DOMAIN_ERRORS, PIPELINE, type PipelineCheck } from "./checks.js"
+import { PIPELINE, type PipelineCheck } from "./checks.js"
+import { DOMAIN_ERRORS } from "./domain-errors.js"
 import type { Access, ErasedOperationDocs } from "./operation.js"
 import { OPERATION_DOCS } from "./operation-docs.js"
 import { apiRoutes } from "./operations.js"
@@ -54,7 +55,7 @@ const declaredErrors = (): string => {
   return Object.entries(DOMAIN_ERRORS)
     .filter(([tag]) => declaredByAny.has(tag as keyof typeof DOMAIN_ERRORS))
     .map(([tag, declared]) => {
-      const headers = "headers" in declared ? Object.keys(declared.headers) : []
+      const headers = Object.keys(declared.headers)
       return `${tag}: ${answers(declared.codes)}${headers.length === 0 ? "" : ` (${headers.map((name) => `\`${name}\``).join(", ")})`}`
     })
     .join("; ")

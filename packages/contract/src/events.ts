@@ -1,10 +1,10 @@
-import type { DomainEvent, RecordedEvent } from "@accord/domain"
+import type { DomainEvent, DomainEventType, EventOf, RecordedEvent } from "@accord/domain"
 import { Schema } from "effect"
 import { Timestamp, toTimestamp } from "./wire/timestamp.js"
 import { WireInt } from "./wire/wire-int.js"
 
-// docs/api.md, "Events": the events as data, beside the operations. Each has its wire data's Schema, its text and an
-// example; the envelope (CloudEvents 1.0, JSON format), the feed's page, the OpenAPI document's `webhooks` and
+// docs/api.md, "Events": the events as data, beside the operations. Each has its wire data's Schema and mapper, its
+// text and an example; the envelope (CloudEvents 1.0, JSON format), the feed's page, the OpenAPI document's `webhooks` and
 // `verifyWebhook`'s typed union derive from this table. No event carries a password, a token or a digest.
 
 /** One field's value before and after a change, in wire form. */
@@ -25,12 +25,36 @@ const DefaultPaymentMethodChangedData = Schema.Struct({
   previous_default_id: Schema.NullOr(Schema.String)
 }).annotate({ identifier: "DefaultPaymentMethodChangedData" })
 
-/** Every event type, by its `type`: the Schema of its `data` (its text and example: `EVENT_DOCS`, event-docs.ts). */
+/** One event type's wire form: the Schema of its `data`, and its `data` made from the domain's event. */
+export interface WireEvent<T extends DomainEventType, S extends Schema.Top> {
+  readonly data: S
+  readonly toData: (event: EventOf<T>) => S["Type"]
+}
+
+/** An entry, its `toData` checked against its own `data` Schema. */
+const wireEvent = <T extends DomainEventType, S extends Schema.Top>(entry: WireEvent<T, S>): WireEvent<T, S> => entry
+
+/**
+ * Every event type of the domain (`DOMAIN_EVENTS`), by its `type`: the Schema of its `data` and how the domain's event
+ * becomes it (its text and example: `EVENT_DOCS`, event-docs.ts). A type without its entry does not compile.
+ */
 export const EVENTS = {
-  "plan_entry.created": { data: PlanEntryCreatedData },
-  "preferences.updated": { data: PreferencesUpdatedData },
-  "payment_method.default_changed": { data: DefaultPaymentMethodChangedData }
-} as const satisfies { readonly [T in DomainEvent["type"]]: { readonly data: Schema.Top } }
+  "plan_entry.created": wireEvent({ data: PlanEntryCreatedData, toData: (event) => ({ email: event.email }) }),
+  "preferences.updated": wireEvent({
+    data: PreferencesUpdatedData,
+    toData: ({ changes: { language, timezone, mfaEnabled } }) => ({
+      changes: {
+        ...(language !== undefined && { language: { old: language.old, new: language.new } }),
+        ...(timezone !== undefined && { timezone: { old: timezone.old, new: timezone.new } }),
+        ...(mfaEnabled !== undefined && { mfa_enabled: { old: mfaEnabled.old, new: mfaEnabled.new } })
+      }
+    })
+  }),
+  "payment_method.default_changed": wireEvent({
+    data: DefaultPaymentMethodChangedData,
+    toData: (event) => ({ payment_method_id: event.paymentMethodId, previous_default_id: event.previousDefault })
+  })
+} as const satisfies { readonly [T in DomainEventType]: WireEvent<T, Schema.Top> }
 
 export type EventType = keyof typeof EVENTS
 
@@ -55,31 +79,22 @@ const envelopeOf = <T extends EventType>(type: T) =>
     sequence: WireInt,
     datacontenttype: Schema.Literal("application/json"),
     data: EVENTS[type].data as (typeof EVENTS)[T]["data"]
+  }).annotate({
+    // Its data's name, as an event's (`PlanEntryCreatedData`: `PlanEntryCreatedEvent`).
+    identifier: String(EVENTS[type].data.ast.annotations?.["identifier"]).replace(/Data$/, "Event")
   })
 
-const PlanEntryCreatedEvent = /* @__PURE__ */ envelopeOf("plan_entry.created").annotate({
-  identifier: "PlanEntryCreatedEvent"
-})
-const PreferencesUpdatedEvent = /* @__PURE__ */ envelopeOf("preferences.updated").annotate({
-  identifier: "PreferencesUpdatedEvent"
-})
-const DefaultPaymentMethodChangedEvent = /* @__PURE__ */ envelopeOf("payment_method.default_changed").annotate({
-  identifier: "DefaultPaymentMethodChangedEvent"
-})
+type Envelopes = { readonly [T in EventType]: ReturnType<typeof envelopeOf<T>> }
 
 /** Each type's envelope Schema, by type (the OpenAPI webhooks'). */
-export const EVENT_ENVELOPES = {
-  "plan_entry.created": PlanEntryCreatedEvent,
-  "preferences.updated": PreferencesUpdatedEvent,
-  "payment_method.default_changed": DefaultPaymentMethodChangedEvent
-} as const satisfies { readonly [T in EventType]: Schema.Top }
+export const EVENT_ENVELOPES: Envelopes = /* @__PURE__ */ Object.fromEntries(
+  EVENT_TYPES.map((type) => [type, envelopeOf(type)])
+) as Envelopes
 
 /** Any event, as a webhook's body, a NATS message and a feed's item carry it; narrowed by `type`. */
-export const AccordEvent = /* @__PURE__ */ Schema.Union([
-  PlanEntryCreatedEvent,
-  PreferencesUpdatedEvent,
-  DefaultPaymentMethodChangedEvent
-]).annotate({ identifier: "Event" })
+export const AccordEvent = /* @__PURE__ */ Schema.Union(EVENT_TYPES.map((type) => EVENT_ENVELOPES[type])).annotate({
+  identifier: "Event"
+})
 export type AccordEvent = typeof AccordEvent.Type
 
 /** A page of the events feed: oldest first; `has_more` when a next page (after the last id) has some. */
@@ -88,39 +103,23 @@ export const EventPage = Schema.Struct({ data: Schema.Array(AccordEvent), has_mo
 })
 export type EventPage = typeof EventPage.Type
 
-/** The envelope around `data`, its members in the order CloudEvents lists them (the feed's bytes keep it). */
-const envelope = <T extends EventType, D>(recorded: RecordedEvent, type: T, data: D) => ({
-  specversion: "1.0" as const,
-  id: recorded.id,
-  source: EVENT_SOURCE,
-  type,
-  time: toTimestamp(recorded.event.at),
-  subject: recorded.subject,
-  sequence: recorded.sequence,
-  datacontenttype: "application/json" as const,
-  data
-})
-
-/** The wire envelope of a recorded event: the feed's item, a webhook's body, a NATS message. */
+/**
+ * The wire envelope of a recorded event: the feed's item, a webhook's body, a NATS message; its members in the order
+ * CloudEvents lists them (the feed's bytes keep it), its `data` its type's (`EVENTS`).
+ */
 export const toEventEnvelope = (recorded: RecordedEvent): AccordEvent => {
   const event = recorded.event
-  switch (event.type) {
-    case "plan_entry.created":
-      return envelope(recorded, event.type, { email: event.email })
-    case "preferences.updated": {
-      const { language, timezone, mfaEnabled } = event.changes
-      return envelope(recorded, event.type, {
-        changes: {
-          ...(language !== undefined && { language: { old: language.old, new: language.new } }),
-          ...(timezone !== undefined && { timezone: { old: timezone.old, new: timezone.new } }),
-          ...(mfaEnabled !== undefined && { mfa_enabled: { old: mfaEnabled.old, new: mfaEnabled.new } })
-        }
-      })
-    }
-    case "payment_method.default_changed":
-      return envelope(recorded, event.type, {
-        payment_method_id: event.paymentMethodId,
-        previous_default_id: event.previousDefault
-      })
-  }
+  // Each type's `toData` takes its own type's events: the event's type picks it.
+  const toData = EVENTS[event.type].toData as (event: DomainEvent) => unknown
+  return {
+    specversion: "1.0",
+    id: recorded.id,
+    source: EVENT_SOURCE,
+    type: event.type,
+    time: toTimestamp(event.at),
+    subject: recorded.subject,
+    sequence: recorded.sequence,
+    datacontenttype: "application/json",
+    data: toData(event)
+  } as AccordEvent
 }

@@ -31,12 +31,15 @@ export {
   type ParamsSchema,
   type QueryOf,
   type QuerySchema,
+  type RecordsTouched,
   type Route,
+  type SuccessEncodedOf,
   type SuccessSpec,
+  type SuccessValueOf,
   type TypedOperation,
   type ValidationExample
 } from "./operation.js"
-export { apiRoutes, operations, type OperationId, type Operations } from "./operations.js"
+export { apiRoutes, DOCUMENT_PATHS, operations, type OperationId, type Operations } from "./operations.js"
 // The same operations as plain data for a client (also the entry @accord/contract/routes), and their generator
 export { OPERATION_ROUTES } from "./operation-routes.generated.js"
 export {
@@ -81,7 +84,7 @@ export {
   webhookKeyOf
 } from "./webhook-secrets.js"
 
-// Problems: every code with its status and texts; the order of checks and what each adds
+// Problems: every code with its status and texts; each domain error's answer; the order of checks and what each adds
 export {
   isProblemWithCode,
   PROBLEM_CODE_STATUS,
@@ -96,17 +99,25 @@ export {
   type StatusOf
 } from "./problems.js"
 export {
+  DOMAIN_ERRORS,
+  MAX_LISTED_FIELD_ISSUES,
+  problem,
+  problemDocument,
+  problemOf,
+  type AnswerHeader,
+  type DomainErrorTag,
+  type ErrorAnswer,
+  type Problem
+} from "./domain-errors.js"
+export {
   answerHeadersOf,
   appliesTo,
-  DOMAIN_ERRORS,
   errorStatusesOf,
   LATER_ANSWERS_CARRY,
   PIPELINE,
   problemCodesOf,
   readHeadersOf,
-  type AnswerHeader,
   type Applies,
-  type DomainErrorTag,
   type Pipeline,
   type PipelineCheck,
   type PipelineCheckId,

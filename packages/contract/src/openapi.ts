@@ -142,7 +142,7 @@ export const makeOpenApiDocument = (options: { readonly serverUrl: string }): Js
   const named: Array<Schema.Top> = [ProblemSchema]
   for (const route of apiRoutes) {
     for (const operation of route.operations) {
-      named.push(operation.success.schema)
+      if (operation.success.schema !== undefined) named.push(operation.success.schema)
       if (operation.body !== undefined) named.push(operation.body.schema)
     }
   }
@@ -193,13 +193,15 @@ export const makeOpenApiDocument = (options: { readonly serverUrl: string }): Js
       operation.conditional === undefined
         ? { [REQUEST_ID_HEADER]: requestIdRef, ...limitHeaders }
         : { [REQUEST_ID_HEADER]: requestIdRef, [ETAG_HEADER]: etagRef, ...limitHeaders }
+    const { status, schema } = operation.success
+    // A 204 has no body: no content to describe (docs/api.md, "Precise rules").
     const responses: JsonObject = {
-      [operation.success.status]: {
-        description: REASON_PHRASES[operation.success.status],
+      [status]: {
+        description: REASON_PHRASES[status],
         headers: successHeaders,
-        content: {
-          "application/json": { schema: schemaOf(operation.success.schema), example: docsOf(operation).successExample }
-        }
+        ...(schema !== undefined && {
+          content: { "application/json": { schema: schemaOf(schema), example: docsOf(operation).successExample } }
+        })
       }
     }
     if (operation.conditional === "ifNoneMatch")

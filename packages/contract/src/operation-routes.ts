@@ -1,4 +1,13 @@
-import type { Access, BodySpec, Conditional, HttpMethod, TypedOperation } from "./operation.js"
+import type { Schema } from "effect"
+import type {
+  Access,
+  BodySpec,
+  Conditional,
+  HttpMethod,
+  SuccessEncodedOf,
+  SuccessValueOf,
+  TypedOperation
+} from "./operation.js"
 import { type OperationId, operations, type Operations } from "./operations.js"
 import { problemCodesOf, type ProblemCodeOf } from "./checks.js"
 import { PROBLEMS, type ProblemCode, type StatusOf } from "./problems.js"
@@ -8,14 +17,17 @@ import { PROBLEMS, type ProblemCode, type StatusOf } from "./problems.js"
 // which imports nothing at run time. Its type is derived from the typed declarations here, so a stale or hand-edited
 // file does not compile, and test/operation-routes.test.ts says when it differs from a fresh generation.
 
-/** Whether the success Schema's decoded type is its JSON (no transformation): a light client hands the JSON over as is. */
-type SameOnTheWire<O extends TypedOperation> = [O["success"]["schema"]["Type"]] extends [
-  O["success"]["schema"]["Encoded"]
-]
-  ? [O["success"]["schema"]["Encoded"]] extends [O["success"]["schema"]["Type"]]
-    ? true
+/**
+ * Whether the success Schema's decoded type is its JSON (no transformation): a light client hands the JSON over as is.
+ * A 204 has no body to hand over.
+ */
+type SameOnTheWire<O extends TypedOperation> = O["success"] extends { readonly schema: Schema.Top }
+  ? [SuccessValueOf<O>] extends [SuccessEncodedOf<O>]
+    ? [SuccessEncodedOf<O>] extends [SuccessValueOf<O>]
+      ? true
+      : false
     : false
-  : false
+  : true
 
 /** One operation as plain data: how to call it and what it can be answered with. */
 export interface OperationRoute<O extends TypedOperation> {

@@ -1,8 +1,12 @@
 import type { FieldIssueCode } from "@accord/domain/values"
 import type { Schema } from "effect"
-import type { DomainErrorTag } from "./checks.js"
+import type { DomainErrorTag } from "./domain-errors.js"
 
-export type HttpMethod = "GET" | "POST" | "PUT"
+/**
+ * The methods an operation may have. HEAD is answered wherever GET is and OPTIONS on every path (docs/api.md, "Precise
+ * rules"): neither is an operation's.
+ */
+export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE"
 
 /**
  * Who may call an operation (docs/api.md, "Authentication"): anyone, any valid credential (a user's or an
@@ -11,12 +15,12 @@ export type HttpMethod = "GET" | "POST" | "PUT"
 export type Access = "public" | "anyCredential" | "user"
 
 /**
- * How an operation takes part in conditional requests (docs/api.md, "Conditional requests"); its 200 carries a strong
+ * How an operation takes part in conditional requests (docs/api.md, "Conditional requests"); a 200 carries a strong
  * `ETag` either way:
  * - `ifNoneMatch`: a GET; an `If-None-Match` that matches (weak comparison) is 304 with the ETag and no body;
- * - `ifMatch`: a PUT; an `If-Match` that does not match (strong comparison) is 412 `precondition_failed`, checked in
+ * - `ifMatch`: a write; an `If-Match` that does not match (strong comparison) is 412 `precondition_failed`, checked in
  *   the same atomic step as the write (so it declares `PreconditionFailed`);
- * - `ifMatchRequirable`: the same, and with the host's `requireIfMatch` a PUT without `If-Match` is 428
+ * - `ifMatchRequirable`: the same, and with the host's `requireIfMatch` a write without `If-Match` is 428
  *   `precondition_required`.
  */
 export type Conditional = "ifNoneMatch" | "ifMatch" | "ifMatchRequirable"
@@ -28,23 +32,50 @@ export interface BodySpec<S extends Schema.Decoder<unknown> = Schema.Decoder<unk
   readonly required: boolean
 }
 
-/** The success answer: its status and the Schema of its JSON body (a client decodes with it). */
-export interface SuccessSpec<S extends Schema.Codec<unknown, unknown> = Schema.Codec<unknown, unknown>> {
-  readonly status: 200 | 201
-  readonly schema: S
-}
+/**
+ * The success answer: 200 or 201 with a JSON body of its Schema (a client decodes with it), or 204 No Content, with no
+ * body and no Schema.
+ */
+export type SuccessSpec<S extends Schema.Top = Schema.Codec<unknown, unknown>> =
+  { readonly status: 200 | 201; readonly schema: S } | { readonly status: 204; readonly schema?: undefined }
 
 /** Path parameters: a Struct of their Schemas, by name; a value one refuses is 404 `not_found`. */
 export type ParamsSchema = Schema.Decoder<unknown> & { readonly fields: Readonly<Record<string, Schema.Top>> }
-
-/** The body an implementation is given: the body Schema's decoded type, or undefined when the operation reads none. */
-export type BodyOf<B extends BodySpec | undefined> = B extends BodySpec<infer S> ? S["Type"] : undefined
 
 /**
  * Query parameters: a Struct of their Schemas, by name, each decoding the parameter's text; every one optional. A
  * parameter not listed, one sent twice, or a value its Schema refuses is 400 `invalid_query`.
  */
 export type QuerySchema = Schema.Decoder<unknown> & { readonly fields: Readonly<Record<string, Schema.Top>> }
+
+/**
+ * What an operation does to the records the API shows (docs/api.md): named by the record (`payment_methods`, the seed's
+ * name for it where it has one), read by a model of the API (the fuzz's) rather than written again per operation.
+ * - `reads`: the caller's one record of that kind, or with `item`, the one the path parameter `item` names (one of
+ *   another user's, or none, is 404); `lists`: all of the caller's, as `{"data": [...]}`;
+ * - `creates`: a new one; `merges`: the caller's one record, the fields the body sends replacing theirs;
+ * - `updates` / `deletes`: the caller's record named by the path parameter `item` (one of another user's, or none, is
+ *   404); `sets`: the boolean fields an update sets, `exclusive` when the caller's other records then lose them (a
+ *   default);
+ * - `none`: no record (the probes).
+ * A record no operation writes (the events) is one every write may change.
+ */
+export type RecordsTouched =
+  | "none"
+  | { readonly reads: string; readonly item?: string }
+  | { readonly lists: string }
+  | { readonly creates: string }
+  | { readonly merges: string }
+  | {
+      readonly updates: string
+      readonly item: string
+      readonly sets?: Readonly<Record<string, boolean>>
+      readonly exclusive?: boolean
+    }
+  | { readonly deletes: string; readonly item: string }
+
+/** The body an implementation is given: the body Schema's decoded type, or undefined when the operation reads none. */
+export type BodyOf<B extends BodySpec | undefined> = B extends BodySpec<infer S> ? S["Type"] : undefined
 
 /** The query an implementation is given: its Schema's decoded type, or undefined when the operation reads none. */
 export type QueryOf<Q extends Schema.Decoder<unknown> | undefined> =
@@ -54,51 +85,53 @@ export type QueryOf<Q extends Schema.Decoder<unknown> | undefined> =
 export type ParamsOf<P extends Schema.Decoder<unknown> | undefined> =
   P extends Schema.Decoder<unknown> ? P["Type"] : undefined
 
+/** What a success answers: its Schema's decoded type, or nothing (`void`, as a use case that returns none) for a 204. */
+export type SuccessValueOf<O extends { readonly success: SuccessSpec<Schema.Top> }> = O["success"] extends {
+  readonly schema: infer S extends Schema.Top
+}
+  ? S["Type"]
+  : void
+
+/** A success's body as sent (its Schema's Encoded side), or undefined for a 204. */
+export type SuccessEncodedOf<O extends { readonly success: SuccessSpec<Schema.Top> }> = O["success"] extends {
+  readonly schema: infer S extends Schema.Top
+}
+  ? S["Encoded"]
+  : undefined
+
 /**
  * An operation as written in its area's table (operations/*.ts): data only. Its implementation is bound to it by
  * operationId (core's implementation map); its text for people and its examples are its area's `docs` (OperationDocs).
- * The literal types of its id, method, path, access and conditional kind and the static types of its Schemas are kept
- * (see TypedOperation).
+ * `defineOperation` keeps the literal types of what is written (see TypedOperation).
  */
-export interface OperationSpec<
-  Id extends string,
-  M extends HttpMethod,
-  Path extends string,
-  A extends Access,
-  B extends BodySpec | undefined,
-  P extends ParamsSchema | undefined,
-  Success extends SuccessSpec,
-  Tag extends DomainErrorTag,
-  C extends Conditional | undefined = undefined,
-  D extends boolean = false,
-  Q extends QuerySchema | undefined = undefined
-> {
-  readonly operationId: Id
-  readonly method: M
+export interface OperationSpec {
+  readonly operationId: string
+  readonly method: HttpMethod
   /** Relative to the mount prefix, as docs/api.md ("Routes") writes it; `{name}` is a path parameter. */
-  readonly path: Path
+  readonly path: string
   /** Answered only as written, not also without its trailing slash (docs/api.md, "Routes"); default false. */
   readonly exact?: boolean
-  readonly access: A
+  readonly access: Access
   /** The JSON body and the Schema it is decoded with; absent: the operation reads no body. */
-  readonly body?: B
+  readonly body?: BodySpec
   /** Path parameters and their Schemas, one field per `{name}` of the path. */
-  readonly params?: P
+  readonly params?: ParamsSchema
   /** Query parameters and their Schemas (a GET's); absent: the query is ignored, as it always was. */
-  readonly query?: Q
-  readonly success: Success
+  readonly query?: QuerySchema
+  readonly success: SuccessSpec
   /**
-   * The domain errors an implementation may fail with (by tag; checks.ts gives each its problem codes); its problem
+   * The domain errors an implementation may fail with (by tag; domain-errors.ts gives each its answer); its problem
    * codes and the OpenAPI errors derive from this list.
    */
-  readonly errors: ReadonlyArray<Tag>
+  readonly errors: ReadonlyArray<DomainErrorTag>
   /**
    * A readiness probe: answered 503 `unavailable` without running while the host drains (`HttpHandlerOptions`
    * `isDraining`), so it must declare `Unavailable`.
    */
-  readonly unavailableWhileDraining?: "Unavailable" extends Tag ? D : false
+  readonly unavailableWhileDraining?: boolean
   /** Conditional requests (a conditional write declares `PreconditionFailed`: its 412). */
-  readonly conditional?: C
+  readonly conditional?: Conditional
+  readonly records: RecordsTouched
 }
 
 /**
@@ -118,77 +151,92 @@ export interface Operation {
   readonly params: ParamsSchema | undefined
   /** Undefined when the operation reads no query. */
   readonly query: QuerySchema | undefined
-  readonly success: { readonly status: 200 | 201; readonly schema: Schema.Top }
+  /** Its Schema undefined for a 204, which has no body. */
+  readonly success: SuccessSpec<Schema.Top>
   readonly errors: ReadonlyArray<DomainErrorTag>
   /** Answered 503 `unavailable` while the host drains, before anything runs (a readiness probe). */
   readonly unavailableWhileDraining: boolean
   /** Undefined when the operation takes no part in conditional requests. */
   readonly conditional: Conditional | undefined
+  readonly records: RecordsTouched
+}
+
+/** What the declaration `S` wrote for an optional field `K`, or undefined when it left it out. */
+type Written<S, K extends string> = K extends keyof S ? Exclude<S[K], undefined> : undefined
+
+/**
+ * An operation with the static types it was written with (`S`, its declaration): what a typed client derives its
+ * methods from (the body Schema's Encoded side is what it sends, the success Schema what it decodes, `ProblemCodeOf`
+ * the codes it may be answered) and what an implementation is checked against. The erased `Operation` view of the
+ * same object is what the handler and the OpenAPI generator read; without `S`, every operation.
+ */
+export type TypedOperation<S extends OperationSpec = OperationSpec> = Operation & {
+  readonly operationId: S["operationId"]
+  readonly method: S["method"]
+  readonly path: S["path"]
+  readonly access: S["access"]
+  readonly body: OperationSpec extends S ? BodySpec | undefined : Written<S, "body">
+  readonly params: OperationSpec extends S ? ParamsSchema | undefined : Written<S, "params">
+  readonly query: OperationSpec extends S ? QuerySchema | undefined : Written<S, "query">
+  readonly success: S["success"]
+  readonly errors: S["errors"]
+  readonly conditional: OperationSpec extends S ? Conditional | undefined : Written<S, "conditional">
+  readonly unavailableWhileDraining: OperationSpec extends S
+    ? boolean
+    : Written<S, "unavailableWhileDraining"> extends true
+      ? true
+      : false
+  readonly records: S["records"]
+}
+
+/** The names of the path parameters a declaration gives. */
+type ParamNamesOf<S extends OperationSpec> = S extends { readonly params: { readonly fields: infer F } }
+  ? keyof F & string
+  : never
+
+/** What a field must be for a declaration to hold: no value is (the reason shows in the compiler's message). */
+interface Refused<Why extends string> {
+  readonly refused: Why
 }
 
 /**
- * An operation with the static types it was written with: what a typed client derives its methods from (the body
- * Schema's Encoded side is what it sends, the success Schema what it decodes, `ProblemCodeOf` the codes it may be
- * answered) and what an implementation is checked against. The erased `Operation` view of the same object is what
- * the handler and the OpenAPI generator read.
+ * What the compiler checks of a declaration beyond its fields' types: each rule broken makes a field's type
+ * `Refused`, whose message says why.
  */
-export interface TypedOperation<
-  Id extends string = string,
-  M extends HttpMethod = HttpMethod,
-  Path extends string = string,
-  A extends Access = Access,
-  B extends BodySpec | undefined = BodySpec | undefined,
-  P extends ParamsSchema | undefined = ParamsSchema | undefined,
-  Success extends SuccessSpec = SuccessSpec,
-  Tag extends DomainErrorTag = DomainErrorTag,
-  C extends Conditional | undefined = Conditional | undefined,
-  D extends boolean = boolean,
-  Q extends QuerySchema | undefined = QuerySchema | undefined
-> extends Operation {
-  readonly operationId: Id
-  readonly method: M
-  readonly path: Path
-  readonly access: A
-  readonly body: B
-  readonly params: P
-  readonly query: Q
-  readonly success: Success
-  readonly errors: ReadonlyArray<Tag>
-  readonly conditional: C
-  readonly unavailableWhileDraining: D
-}
+type Consistent<S extends OperationSpec> = (S extends { readonly unavailableWhileDraining: true }
+  ? "Unavailable" extends S["errors"][number]
+    ? unknown
+    : { readonly unavailableWhileDraining: Refused<"a probe answered 503 while draining declares Unavailable"> }
+  : unknown) &
+  (S extends { readonly conditional: "ifNoneMatch" }
+    ? S["success"] extends { readonly schema: Schema.Top }
+      ? unknown
+      : { readonly conditional: Refused<"a conditional read answers a body (its ETag is the body's)"> }
+    : unknown) &
+  (S["records"] extends { readonly item: infer Item }
+    ? Item extends ParamNamesOf<S>
+      ? unknown
+      : { readonly records: { readonly item: Refused<"the item is named by a path parameter"> } }
+    : unknown)
 
 /** Checks an operation's declarations against each other and keeps their static types on the result. */
-export const defineOperation = <
-  const Id extends string,
-  const M extends HttpMethod,
-  const Path extends string,
-  const A extends Access,
-  const Success extends SuccessSpec,
-  const Tag extends DomainErrorTag,
-  const B extends BodySpec | undefined = undefined,
-  P extends ParamsSchema | undefined = undefined,
-  const C extends Conditional | undefined = undefined,
-  const D extends boolean = false,
-  Q extends QuerySchema | undefined = undefined
->(
-  spec: OperationSpec<Id, M, Path, A, B, P, Success, Tag, C, D, Q>
-): TypedOperation<Id, M, Path, A, B, P, Success, Tag, C, D, Q> => ({
-  operationId: spec.operationId,
-  method: spec.method,
-  path: spec.path,
-  exact: spec.exact ?? false,
-  access: spec.access,
-  // Absent in the spec means absent in the type too (B and P default to undefined).
-  body: spec.body as B,
-  params: spec.params as P,
-  query: spec.query as Q,
-  success: spec.success,
-  errors: spec.errors,
-  unavailableWhileDraining: (spec.unavailableWhileDraining ?? false) as D,
-  // Absent in the spec means undefined in the type too (C defaults to undefined).
-  conditional: spec.conditional as C
-})
+export const defineOperation = <const S extends OperationSpec>(spec: S & Consistent<S>): TypedOperation<S> =>
+  // Absent in the spec means absent in the type too (`Written`), and false for the two flags.
+  ({
+    operationId: spec.operationId,
+    method: spec.method,
+    path: spec.path,
+    exact: spec.exact ?? false,
+    access: spec.access,
+    body: spec.body,
+    params: spec.params,
+    query: spec.query,
+    success: spec.success,
+    errors: spec.errors,
+    unavailableWhileDraining: spec.unavailableWhileDraining ?? false,
+    conditional: spec.conditional,
+    records: spec.records
+  }) as TypedOperation<S>
 
 /**
  * The area an operation belongs to: the OpenAPI document's tags, one section each on the API reference page. The
@@ -229,6 +277,11 @@ type BodyDocs<O extends TypedOperation> =
     ? { readonly requestExample: S["Encoded"]; readonly validationExample: ValidationExample }
     : { readonly requestExample?: never; readonly validationExample?: never }
 
+/** An operation that answers a body: its example, in wire form (timestamps as strings); none for a 204. */
+type SuccessDocs<O extends TypedOperation> = O["success"] extends { readonly schema: Schema.Top }
+  ? { readonly successExample: SuccessEncodedOf<O> }
+  : { readonly successExample?: never }
+
 /**
  * What the OpenAPI document says of an operation to a person, and the examples of its requests and answers: its
  * area's `docs` entry, read by the OpenAPI generator only, so it stays out of a client's bundle.
@@ -240,9 +293,8 @@ export type OperationDocs<O extends TypedOperation = TypedOperation> = {
   readonly summary: string
   /** What a caller needs to know beyond the summary (OpenAPI `description`, CommonMark); docs/api.md is the contract. */
   readonly description: string
-  /** The body of its success answer, in wire form (timestamps as strings). */
-  readonly successExample: O["success"]["schema"]["Encoded"]
-} & ParamsDocs<O> &
+} & SuccessDocs<O> &
+  ParamsDocs<O> &
   QueryDocs<O> &
   BodyDocs<O>
 
@@ -251,7 +303,8 @@ export interface ErasedOperationDocs {
   readonly tag: OperationTag
   readonly summary: string
   readonly description: string
-  readonly successExample: unknown
+  /** Undefined for a 204. */
+  readonly successExample?: unknown
   readonly params?: Readonly<Record<string, ParameterDocs>>
   readonly query?: Readonly<Record<string, ParameterDocs<unknown>>>
   readonly requestExample?: unknown

@@ -28,3 +28,9 @@ const routesOf = (table: Readonly<Record<string, Operation>>): ReadonlyArray<Rou
 
 /** The route table of Accord's API, grouped by path: what the handler routes and the OpenAPI document lists. */
 export const apiRoutes: ReadonlyArray<Route> = routesOf(operations)
+
+/**
+ * The documents core serves beside the operations (docs/api.md, "Routes"), each exact and read by GET (and HEAD)
+ * alone: the OpenAPI document, the API reference page, and its files (`{asset}`).
+ */
+export const DOCUMENT_PATHS = { openapi: "/openapi.json", docs: "/docs", docsFile: "/docs/{asset}" } as const

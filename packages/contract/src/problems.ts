@@ -106,7 +106,13 @@ export type FixedDetailCode = {
   readonly [C in ProblemCode]: (typeof PROBLEMS)[C]["detail"] extends string ? C : never
 }[ProblemCode]
 
-/** RFC 9110 reason phrases for every status Accord answers with: a problem's `title`. */
+/** Every status Accord answers with: its problems' and its successes' (200, 201, 204 No Content, 304 Not Modified). */
+type AnswerStatus = StatusOf<ProblemCode> | 200 | 201 | 204 | 304
+
+/**
+ * RFC 9110 reason phrases for every status Accord answers with: a problem's `title`, a response's description in the
+ * OpenAPI document. A code with a status not listed does not compile.
+ */
 export const REASON_PHRASES: Readonly<Record<number, string>> = {
   200: "OK",
   201: "Created",
@@ -129,7 +135,7 @@ export const REASON_PHRASES: Readonly<Record<number, string>> = {
   500: "Internal Server Error",
   501: "Not Implemented",
   503: "Service Unavailable"
-}
+} satisfies { readonly [Status in AnswerStatus]: string }
 
 export const PROBLEM_CONTENT_TYPE = "application/problem+json; charset=utf-8"
 

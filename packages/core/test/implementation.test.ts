@@ -15,8 +15,8 @@ const _unimplemented: Implementations = allButOne
 
 const _unknownOperation: Implementations = {
   ...accordImplementations,
-  // @ts-expect-error: deletePaymentMethod is no operation of the contract
-  deletePaymentMethod: () => Effect.void
+  // @ts-expect-error: notAnOperation is no operation of the contract
+  notAnOperation: () => Effect.void
 }
 
 const _wrongOutput: Implementations = {

@@ -90,7 +90,8 @@ describe("liveness and readiness probes (docs/api.md, Probes)", () => {
       path: "/probe",
       access: "public",
       success: { status: 200, schema: Schema.Struct({}) },
-      errors: []
+      errors: [],
+      records: "none"
     })
     expect(probe.unavailableWhileDraining).toBe(false)
     defineOperation({
@@ -101,7 +102,8 @@ describe("liveness and readiness probes (docs/api.md, Probes)", () => {
       success: { status: 200, schema: Schema.Struct({}) },
       errors: [],
       // @ts-expect-error: a readiness probe answers 503 unavailable, so it must declare Unavailable
-      unavailableWhileDraining: true
+      unavailableWhileDraining: true,
+      records: "none"
     })
   })
 })

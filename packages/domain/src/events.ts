@@ -1,22 +1,16 @@
-import type { LanguageTag } from "./language-tag.js"
+import { Exit, Schema } from "effect"
+import { LanguageTag } from "./language-tag.js"
 import type { PaymentMethod } from "./payment-method.js"
 import type { PlanEntry } from "./plan-entry.js"
 import type { Preferences } from "./preferences.js"
-import { emailKey, type Email } from "./values/email.js"
-import type { UserId } from "./values/ids.js"
-import type { PaymentMethodId } from "./values/payment-method-id.js"
-import type { TimezoneOffset } from "./values/timezone.js"
+import { Email, emailKey } from "./values/email.js"
+import { UserId } from "./values/ids.js"
+import { PaymentMethodId } from "./values/payment-method-id.js"
+import { TimezoneOffset } from "./values/timezone.js"
 
 // Domain events: what a committed change tells the rest of a company's systems (docs/api.md, "Events"). The use
 // cases decide them with the change, the stores persist them in the change's own atomic step, and nothing else
 // invents one. None carries a password, a token or a digest: only the values the change is about.
-
-/** A plan entry was created (a second entry with a known email is a no-op and records none). */
-export interface PlanEntryCreated {
-  readonly type: "plan_entry.created"
-  readonly email: Email
-  readonly at: Date
-}
 
 /** One field's value before and after a change. */
 export interface Change<A> {
@@ -24,33 +18,79 @@ export interface Change<A> {
   readonly new: A
 }
 
+const ChangeOf = <S extends Schema.Top>(value: S) => Schema.Struct({ old: value, new: value })
+
+/**
+ * Every event type, by its `type`: the Schema of what it records, its instant apart (`at`, which every event has). The
+ * values are already checked (their `Type` side), as the use case made them. A store keeps an event as this Schema's
+ * JSON and reads it back with it (`readStoredEvent`); the contract's `EVENTS` gives each type its wire form, and a type
+ * without its entry there does not compile.
+ */
+export const DOMAIN_EVENTS = {
+  /** A plan entry was created (a second entry with a known email is a no-op and records none). */
+  "plan_entry.created": Schema.Struct({ type: Schema.Literal("plan_entry.created"), email: Schema.toType(Email) }),
+  /** A user's preferences changed (a PUT that changes nothing records none); at least one field is present. */
+  "preferences.updated": Schema.Struct({
+    type: Schema.Literal("preferences.updated"),
+    userId: Schema.toType(UserId),
+    changes: Schema.Struct({
+      language: Schema.optionalKey(ChangeOf(Schema.toType(LanguageTag))),
+      timezone: Schema.optionalKey(ChangeOf(Schema.toType(TimezoneOffset))),
+      mfaEnabled: Schema.optionalKey(ChangeOf(Schema.Boolean))
+    })
+  }),
+  /** A user's default payment method changed (setting the current default again records none); `previousDefault`: the one it replaced, or null. */
+  "payment_method.default_changed": Schema.Struct({
+    type: Schema.Literal("payment_method.default_changed"),
+    userId: Schema.toType(UserId),
+    paymentMethodId: Schema.toType(PaymentMethodId),
+    previousDefault: Schema.NullOr(Schema.toType(PaymentMethodId))
+  })
+} as const
+
+export type DomainEventType = keyof typeof DOMAIN_EVENTS
+
+/** An event of type `T`: what its Schema records, and when the change was made. */
+export type EventOf<T extends DomainEventType> = (typeof DOMAIN_EVENTS)[T]["Type"] & { readonly at: Date }
+
+export type PlanEntryCreated = EventOf<"plan_entry.created">
+export type PreferencesUpdated = EventOf<"preferences.updated">
+export type DefaultPaymentMethodChanged = EventOf<"payment_method.default_changed">
+
 /** The preferences fields a change moved, each with its old and new value; at least one is present. */
-export interface PreferencesChanges {
-  readonly language?: Change<LanguageTag>
-  readonly timezone?: Change<TimezoneOffset>
-  readonly mfaEnabled?: Change<boolean>
+export type PreferencesChanges = PreferencesUpdated["changes"]
+
+export type DomainEvent = { readonly [T in DomainEventType]: EventOf<T> }[DomainEventType]
+
+/** Each type's reader of what a store kept: its Schema's decoder, made once. */
+const readers: Readonly<Record<string, (input: unknown) => Exit.Exit<unknown, unknown>>> = Object.fromEntries(
+  Object.entries(DOMAIN_EVENTS).map(([type, schema]) => [type, Schema.decodeUnknownExit(schema)])
+)
+
+/** What a store keeps of an event: everything but its instant (a column of its own), as JSON. */
+export const storedEventOf = (event: DomainEvent): Omit<DomainEvent, "at"> => {
+  const { at: _at, ...rest } = event
+  return rest
 }
 
-/** A user's preferences changed (a PUT that changes nothing records none). */
-export interface PreferencesUpdated {
-  readonly type: "preferences.updated"
-  readonly userId: UserId
-  readonly changes: PreferencesChanges
-  readonly at: Date
+/**
+ * An event read back from what a store kept (`storedEventOf`'s JSON) and its instant, or why it cannot be: a type this
+ * version does not know (a newer one wrote it), or values its type's Schema refuses. The store skips such a row and
+ * reports it (one bad row never breaks a listing).
+ */
+export const readStoredEvent = (
+  stored: unknown,
+  at: Date
+): { readonly ok: true; readonly event: DomainEvent } | { readonly ok: false; readonly why: string } => {
+  const type = typeof stored === "object" && stored !== null && "type" in stored ? stored.type : undefined
+  if (typeof type !== "string" || !Object.hasOwn(readers, type))
+    return { ok: false, why: `no event type ${JSON.stringify(type)} in this version` }
+  const read = readers[type]?.(stored)
+  if (read === undefined || Exit.isFailure(read))
+    return { ok: false, why: `a ${type} event whose values its Schema refuses` }
+  // The Schema of its own type read it: an event of that type but for its instant.
+  return { ok: true, event: { ...(read.value as Omit<DomainEvent, "at">), at } as DomainEvent }
 }
-
-/** A user's default payment method changed (setting the current default again records none). */
-export interface DefaultPaymentMethodChanged {
-  readonly type: "payment_method.default_changed"
-  readonly userId: UserId
-  readonly paymentMethodId: PaymentMethodId
-  /** The default it replaced, or null when the user had none. */
-  readonly previousDefault: PaymentMethodId | null
-  readonly at: Date
-}
-
-export type DomainEvent = PlanEntryCreated | PreferencesUpdated | DefaultPaymentMethodChanged
-export type DomainEventType = DomainEvent["type"]
 
 /**
  * An event as a store keeps it: the domain's value, stamped in the change's atomic step with an id that sorts by
@@ -87,11 +127,7 @@ export const preferencesUpdated = (
   before: Preferences,
   after: Preferences
 ): ReadonlyArray<PreferencesUpdated> => {
-  const changes: {
-    language?: Change<LanguageTag>
-    timezone?: Change<TimezoneOffset>
-    mfaEnabled?: Change<boolean>
-  } = {}
+  const changes: { -readonly [K in keyof PreferencesChanges]: PreferencesChanges[K] } = {}
   if (before.language !== after.language) changes.language = { old: before.language, new: after.language }
   if (before.timezone !== after.timezone) changes.timezone = { old: before.timezone, new: after.timezone }
   if (before.mfaEnabled !== after.mfaEnabled) changes.mfaEnabled = { old: before.mfaEnabled, new: after.mfaEnabled }

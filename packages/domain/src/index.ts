@@ -55,14 +55,18 @@ export type { PaymentMethod } from "./payment-method.js"
 export { Seed, type SeedInput, type SeedReport } from "./seed.js"
 export {
   defaultPaymentMethodChanged,
+  DOMAIN_EVENTS,
   ownerOf,
   planEntryCreated,
   preferencesUpdated,
+  readStoredEvent,
+  storedEventOf,
   subjectOf,
   type Change,
   type DefaultPaymentMethodChanged,
   type DomainEvent,
   type DomainEventType,
+  type EventOf,
   type PlanEntryCreated,
   type PreferencesChanges,
   type PreferencesUpdated,

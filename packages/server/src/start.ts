@@ -70,6 +70,9 @@ const storeLayer = async (
 ): Promise<Layer.Layer<StoreServices, unknown>> => {
   // A full disk answers 503, logged here at most once per interval (docs/operations.md, "The PGlite store").
   const onStoreFull = storeFullLogging(logger, describe)
+  // A stored event this version cannot read is skipped; its id and why, never its values (docs/operations.md, "Events").
+  const onUnreadableEvent = (id: string, why: string) =>
+    logger.warn({ event: id, why }, "an event this version cannot read is skipped")
   if (config.store === "memory") return MemoryStoreLive
   if (config.store === "pglite") {
     if (config.dataDir === undefined) throw new StartError("--store pglite needs --data-dir (DATA_DIR)")
@@ -83,6 +86,7 @@ const storeLayer = async (
           { dataDir },
           "initialising a new PGlite database in the data directory; the first start takes a while"
         ),
+      onUnreadableEvent,
       credentialCacheTtlMs: config.credentialCacheTtlMs
     })
   }
@@ -93,6 +97,7 @@ const storeLayer = async (
     queryTimeoutMs: config.databaseQueryTimeoutMs,
     credentialCacheTtlMs: config.credentialCacheTtlMs,
     onStoreFull,
+    onUnreadableEvent,
     ...(config.databaseSchema !== undefined && { schema: config.databaseSchema }),
     ...(metrics !== undefined && { observePool: metrics.observePool })
   })

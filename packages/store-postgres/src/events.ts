@@ -2,19 +2,16 @@ import { Effect, Schema } from "effect"
 import {
   type DeliveryStatus,
   type DomainEvent,
-  Email,
   EventStore,
   isIssuedEventId,
-  LanguageTag,
   newEventId,
   ownerOf,
-  PaymentMethodId,
+  readStoredEvent,
   type RecordedEvent,
+  storedEventOf,
   subjectOf,
-  TimezoneOffset,
   UnknownCursor,
-  type Unavailable,
-  UserId
+  type Unavailable
 } from "@accord/domain"
 import { queryRows, type SqlExecutor } from "./sql-executor.js"
 
@@ -22,54 +19,69 @@ import { queryRows, type SqlExecutor } from "./sql-executor.js"
 // statement (`withEvents`: data-modifying CTEs, which commit with it) or transaction, so an event exists exactly when
 // its change was committed.
 
-/** A domain event as the `event` column keeps it: the event without its instant (the `at` column), values as JSON. */
-const ChangeOf = <S extends Schema.Top>(value: S) => Schema.Struct({ old: value, new: value })
-const StoredEvent = Schema.Union([
-  Schema.Struct({ type: Schema.Literal("plan_entry.created"), email: Schema.toType(Email) }),
-  Schema.Struct({
-    type: Schema.Literal("preferences.updated"),
-    userId: Schema.toType(UserId),
-    changes: Schema.Struct({
-      language: Schema.optionalKey(ChangeOf(Schema.toType(LanguageTag))),
-      timezone: Schema.optionalKey(ChangeOf(Schema.toType(TimezoneOffset))),
-      mfaEnabled: Schema.optionalKey(ChangeOf(Schema.Boolean))
-    })
-  }),
-  Schema.Struct({
-    type: Schema.Literal("payment_method.default_changed"),
-    userId: Schema.toType(UserId),
-    paymentMethodId: Schema.toType(PaymentMethodId),
-    previousDefault: Schema.NullOr(Schema.toType(PaymentMethodId))
-  })
-])
-
 const EventRow = Schema.Struct({
   id: Schema.String,
   subject: Schema.String,
   // bigint columns come back as text from node-postgres.
   sequence: Schema.Union([Schema.Number, Schema.NumberFromString]),
-  event: StoredEvent,
+  // What `storedEventOf` kept, read back by the domain's own Schema of its type (`readStoredEvent`).
+  event: Schema.Unknown,
   at: Schema.Date
 })
-const eventRows = queryRows(EventRow)
 type EventRow = typeof EventRow.Type
 
 const COLUMNS = "id, subject, sequence, event, at"
 
 const deliveryRows = queryRows(Schema.Struct({ ...EventRow.fields, attempts: Schema.Number, since: Schema.Date }))
 
-const toRecorded = (row: EventRow): RecordedEvent => ({
-  id: row.id,
-  subject: row.subject,
-  sequence: row.sequence,
-  event: { ...row.event, at: row.at }
-})
+/** Reports a row whose event this version cannot read: it is skipped (docs/operations.md, "Events"). */
+export type OnUnreadableEvent = (id: string, why: string) => void
+
+/** Where a row nothing reads is reported when the host names no place: effect's logger. */
+const logUnreadable: OnUnreadableEvent = (id, why) =>
+  Effect.runSync(Effect.logWarning("an event the store cannot read is skipped", { id, why }))
+
+/** The rows' events, each read by its type's Schema; a row that none reads is reported and left out. */
+const recordedOf =
+  (report: OnUnreadableEvent) =>
+  <R extends EventRow>(rows: ReadonlyArray<R>): ReadonlyArray<{ readonly row: R; readonly recorded: RecordedEvent }> =>
+    rows.flatMap((row) => {
+      const read = readStoredEvent(row.event, row.at)
+      if (!read.ok) {
+        report(row.id, read.why)
+        return []
+      }
+      return [{ row, recorded: { id: row.id, subject: row.subject, sequence: row.sequence, event: read.event } }]
+    })
+
+/** A listed row and where it stands in its order (`key`: its sequence in a feed, its position in the log). */
+const positionedRows = queryRows(
+  EventRow.mapFields((fields) => ({ ...fields, key: Schema.Union([Schema.Number, Schema.NumberFromString]) }))
+)
+
+/**
+ * Up to `limit` readable events after `from` in one order: a row none reads is left out, and the page reads on past
+ * it, so that a full page stays full (the feed's `has_more` holds).
+ */
+const readablePage = (
+  report: OnUnreadableEvent,
+  fetch: (
+    from: number,
+    count: number
+  ) => Effect.Effect<ReadonlyArray<EventRow & { readonly key: number }>, Unavailable>,
+  from: number,
+  limit: number
+): Effect.Effect<ReadonlyArray<RecordedEvent>, Unavailable> =>
+  Effect.flatMap(fetch(from, limit), (rows) => {
+    const read = recordedOf(report)(rows).map(({ recorded }) => recorded)
+    const last = rows.at(-1)
+    return read.length === rows.length || rows.length < limit || last === undefined
+      ? Effect.succeed(read)
+      : Effect.map(readablePage(report, fetch, last.key, limit - read.length), (more) => [...read, ...more])
+  })
 
 /** The `event` column of a domain event: everything but its instant. */
-const storedJson = (event: DomainEvent): string => {
-  const { at: _at, ...rest } = event
-  return JSON.stringify(rest)
-}
+const storedJson = (event: DomainEvent): string => JSON.stringify(storedEventOf(event))
 
 /**
  * A statement's events as data-modifying CTEs, written only when the CTE `guard` returns a row (the change happened):
@@ -129,7 +141,7 @@ const cursorPosition = (
 
 const countOf = (rows: ReadonlyArray<{ readonly count: number }>): number => rows[0]?.count ?? 0
 
-export const makeEventStore = (sql: SqlExecutor) =>
+export const makeEventStore = (sql: SqlExecutor, onUnreadable: OnUnreadableEvent = logUnreadable) =>
   EventStore.of({
     // A user's events share their subject (`users/<id>`): its sequence orders them.
     listByOwner: (owner, after, limit) =>
@@ -138,23 +150,30 @@ export const makeEventStore = (sql: SqlExecutor) =>
           owner
         ]),
         (sequence) =>
-          Effect.map(
-            eventRows(
-              sql,
-              `SELECT ${COLUMNS} FROM events WHERE owner = $1 AND sequence > $2 ORDER BY sequence LIMIT $3`,
-              [owner, sequence, limit]
-            ),
-            (rows) => rows.map(toRecorded)
+          readablePage(
+            onUnreadable,
+            (from, count) =>
+              positionedRows(
+                sql,
+                `SELECT ${COLUMNS}, sequence AS key FROM events WHERE owner = $1 AND sequence > $2 ORDER BY sequence LIMIT $3`,
+                [owner, from, count]
+              ),
+            sequence,
+            limit
           )
       ),
     list: (after, limit) =>
       Effect.flatMap(cursorPosition(sql, after, "SELECT position FROM events WHERE id = $1::uuid", []), (position) =>
-        Effect.map(
-          eventRows(sql, `SELECT ${COLUMNS} FROM events WHERE position > $1 ORDER BY position LIMIT $2`, [
-            position,
-            limit
-          ]),
-          (rows) => rows.map(toRecorded)
+        readablePage(
+          onUnreadable,
+          (from, count) =>
+            positionedRows(
+              sql,
+              `SELECT ${COLUMNS}, position AS key FROM events WHERE position > $1 ORDER BY position LIMIT $2`,
+              [from, count]
+            ),
+          position,
+          limit
         )
       ),
     // One statement: the events no other dispatch holds, marked dispatched, each with a row per sink. An event
@@ -246,7 +265,14 @@ export const makeEventStore = (sql: SqlExecutor) =>
            FROM claimed JOIN events AS e ON e.position = claimed.position ORDER BY claimed.position`,
           [sink, now, leaseUntil, limit]
         ),
-        (rows) => rows.map((row) => ({ recorded: toRecorded(row), sink, attempts: row.attempts, since: row.since }))
+        // A row none reads stays pending and is reported each time it is claimed: a version that knows it delivers it.
+        (rows) =>
+          recordedOf(onUnreadable)(rows).map(({ row, recorded }) => ({
+            recorded,
+            sink,
+            attempts: row.attempts,
+            since: row.since
+          }))
       ),
     settle: (eventId, sink, settlement) =>
       Effect.asVoid(

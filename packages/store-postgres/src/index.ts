@@ -39,4 +39,5 @@ export {
   type ReplayError,
   type ReplayTarget
 } from "./replay.js"
-export { makeSqlStore } from "./store.js"
+export { makeSqlStore, type SqlStoreOptions } from "./store.js"
+export type { OnUnreadableEvent } from "./events.js"

@@ -10,9 +10,9 @@ import { oneCallQueries } from "./pglite-protocol.js"
 import { makePoolExecutor } from "./pg-executor.js"
 import type { SqlExecutor } from "./sql-executor.js"
 import { makeSqlStore } from "./store.js"
-import type { CredentialCacheOptions } from "./credentials.js"
+import type { SqlStoreOptions } from "./store.js"
 
-export interface PostgresStoreOptions extends CredentialCacheOptions {
+export interface PostgresStoreOptions extends SqlStoreOptions {
   /** `postgres://user:password@host:port/database` */
   readonly connectionString: string
   /** Work in this PostgreSQL schema (created when missing) instead of the connection's default (`public`). */
@@ -151,7 +151,7 @@ export const migrate = (
 export const SqlStoreLive = (
   executor: SqlExecutor,
   schema?: string,
-  options: CredentialCacheOptions = {}
+  options: SqlStoreOptions = {}
 ): Layer.Layer<StoreServices, Unavailable | InvalidSchemaName> =>
   Layer.effectContext(Effect.andThen(applyMigrations(executor, schema), makeSqlStore(executor, options)))
 
@@ -179,7 +179,7 @@ export const PostgresStoreLive = (
     })
   )
 
-export interface PgliteStoreOptions extends CredentialCacheOptions {
+export interface PgliteStoreOptions extends SqlStoreOptions {
   /**
    * A directory to keep the database in, created when missing and held by this process alone (its lock file,
    * `accord.lock`); absent: in memory, gone when the scope closes.

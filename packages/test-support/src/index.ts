@@ -3,6 +3,7 @@
 // URL: servers started on a seeded store, the store contract, adapter parity, the HTTP fuzz, a TCP proxy, a full disk.
 export { runStoreContract } from "./store-contract.js"
 export { runHttpConformance, type StartServer } from "./http-conformance.js"
+export { runEmbeddingSuite, type EmbeddingOptions } from "./embedding.js"
 export { startOnRuntime, startWith, type StartAdapter, type StartWithOptions } from "./memory-server.js"
 export {
   compareServers,
@@ -16,7 +17,9 @@ export {
 } from "./parity.js"
 export { startTcpProxy, viaProxy, type TcpProxy } from "./tcp-proxy.js"
 export { fillFileSystem, mountTmpfs, tmpfsUnavailable, type Tmpfs } from "./full-disk.js"
-export { fuzzCase, makeFuzzFixture, type FuzzCase, type FuzzFixture } from "./fuzz/generators.js"
+export { makeFuzzFixture, type FuzzFixture } from "./fuzz/fixture.js"
+export type { FuzzCase } from "./fuzz/fuzz-case.js"
+export { fuzzCase } from "./fuzz/generators.js"
 export { checkResponse, judgeCase, type Judged, type Outcome } from "./fuzz/oracle.js"
 export type { FuzzModels, UserModel } from "./fuzz/models.js"
 export {

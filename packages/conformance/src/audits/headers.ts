@@ -1,4 +1,4 @@
-import { REQUEST_ID_PATTERN } from "../paths.js"
+import { allowOnPathOf, REQUEST_ID_PATTERN } from "../paths.js"
 import type { RawRequest } from "../raw-http.js"
 import { equal, matches, notEqual } from "./assert.js"
 import { audit, type Audit, type AuditTarget } from "./audit.js"
@@ -22,8 +22,14 @@ const kinds = (t: AuditTarget): ReadonlyArray<[string, RawRequest]> => [
   ["200 HEAD", { method: "HEAD", path: t.paths.health }]
 ]
 
-/** GET requests of every route HEAD answers, and of its errors: each answered 200 unless it names another status. */
-/** Routes and the status GET gets there; undefined: whatever GET answers (the docs page is the host's choice). */
+/** 405 where the operation's path serves no GET (the route table says), else whatever GET answers there. */
+const unlessGet = (operationId: Parameters<typeof allowOnPathOf>[0]): number | undefined =>
+  allowOnPathOf(operationId).split(", ").includes("GET") ? undefined : 405
+
+/**
+ * Routes and the status GET gets there; undefined: whatever GET answers (the docs page is the host's choice, a path
+ * whose GET is an operation answers that operation's).
+ */
 const headable = (t: AuditTarget): ReadonlyArray<[string, RawRequest, number | undefined]> => [
   ["health", { method: "GET", path: t.paths.health }, 200],
   ["live", { method: "GET", path: t.paths.live }, 200],
@@ -32,11 +38,11 @@ const headable = (t: AuditTarget): ReadonlyArray<[string, RawRequest, number | u
   ["docs", { method: "GET", path: t.paths.docs }, undefined],
   ["preferences", { method: "GET", path: t.paths.preferences, headers: bearer(t.userToken) }, 200],
   ["payment methods", { method: "GET", path: t.paths.paymentMethods, headers: bearer(t.userToken) }, 200],
-  ["plan entries", { method: "GET", path: t.paths.planEntries }, 405],
+  ["plan entries", { method: "GET", path: t.paths.planEntries }, unlessGet("createPublicPlanEntry")],
   [
     "a payment method",
     { method: "GET", path: t.paths.paymentMethod(`pm_${t.run}`), headers: bearer(t.userToken) },
-    405
+    unlessGet("setDefaultPaymentMethod")
   ],
   ["401", { method: "GET", path: t.paths.preferences }, 401],
   ["403", { method: "GET", path: t.paths.preferences, headers: bearer(t.clientToken) }, 403],

@@ -1,4 +1,5 @@
 import { PIPELINE, type PipelineCheckId, type ProblemCode } from "@accord/contract"
+import { allowOnPathOf } from "../paths.js"
 import { audit, type Audit } from "./audit.js"
 import {
   expectProblem,
@@ -58,7 +59,7 @@ const NOT_AN_OBJECT: Refusal = { check: "body", expected: INVALID_BODY }
 const fieldsRefused = (errors: FieldErrors): Refusal => ({ check: "fields", expected: validation(errors) })
 const UNKNOWN_RESOURCE: Refusal = { check: "use-case", expected: NOT_FOUND }
 
-const PREFERENCES_ALLOW = "GET, HEAD, OPTIONS, PUT"
+const PREFERENCES_ALLOW = allowOnPathOf("updateLanguagePreferences")
 
 export const orderAudits: ReadonlyArray<Audit> = [
   audit({

@@ -1,6 +1,5 @@
 import {
   allowedMethods,
-  allowHeader,
   apiRoutes,
   OPERATION_DOCS,
   operations,
@@ -12,7 +11,7 @@ import {
   type ProblemCode
 } from "@accord/contract"
 import { Exit, Schema } from "effect"
-import { operationPath, withoutSlash } from "../paths.js"
+import { allowOnPathOf, operationPath, withoutSlash } from "../paths.js"
 import type { RawRequest, RawResponse } from "../raw-http.js"
 import { equal, includes } from "./assert.js"
 import { audit, type Audit, type AuditTarget } from "./audit.js"
@@ -62,9 +61,9 @@ const pathMethods = (operation: Operation): ReadonlyArray<string> =>
 const methodsServed = (operation: Operation): ReadonlyArray<string> => allowedMethods(pathMethods(operation))
 
 /** `Allow` on the operation's path (docs/api.md, "Routes"). */
-const allowOf = (operation: Operation): string => allowHeader(pathMethods(operation))
+const allowOf = (operation: ContractOperation): string => allowOnPathOf(operation.operationId)
 
-/** The methods an audit tries on a path: the contract's (GET, POST, PUT), HEAD, and two it serves nowhere. */
+/** The methods an audit tries on a path: every method an operation may have, and HEAD. */
 const METHODS = ["DELETE", "GET", "HEAD", "PATCH", "POST", "PUT"] as const
 
 /** The codes an answer to the operation may carry: its own (`problemCodesOf`), and the route's (404, 405). */
@@ -163,7 +162,7 @@ const UNKNOWN_FIELD = "not_a_field"
 const refusalsOf = (operation: ContractOperation): ReadonlyArray<Refusal> => {
   const refusals: Array<Refusal> = []
   const allow = allowOf(operation)
-  const wrongMethod = ["DELETE", "PATCH"].find((method) => !methodsServed(operation).includes(method))
+  const wrongMethod = ["DELETE", "PATCH", "PUT", "POST"].find((method) => !methodsServed(operation).includes(method))
   if (wrongMethod !== undefined)
     refusals.push({
       label: `${wrongMethod} on its path`,

@@ -1,4 +1,12 @@
-import { withoutSlash } from "../paths.js"
+import {
+  allowedMethods,
+  allowHeader,
+  apiRoutes,
+  OPERATION_DOCS,
+  type ErasedOperationDocs,
+  type OperationId
+} from "@accord/contract"
+import { operationPath, withoutSlash } from "../paths.js"
 import type { RawRequest } from "../raw-http.js"
 import { AuditSkipped, equal } from "./assert.js"
 import { audit, type Audit, type AuditTarget } from "./audit.js"
@@ -58,6 +66,46 @@ const expectNotFoundForAnyone = async (t: AuditTarget, path: string): Promise<vo
   )
 }
 
+/** The methods an audit tries on a path: every method an operation may have, and HEAD. */
+const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE"] as const
+
+/** A path the API serves, as the route table says: the methods it serves (`allowedMethods`) and its `Allow`. */
+interface ServedPath {
+  readonly path: string
+  readonly served: ReadonlyArray<string>
+  readonly allow: string
+  /** The same path with a parameter the route still matches (any one segment) but no Schema accepts; none without. */
+  readonly outside: string | undefined
+}
+
+/**
+ * Every path of the route table (`apiRoutes`), each parameter at its docs' example, in both slash forms unless exact,
+ * and the two documents; each with the methods its operations have.
+ */
+const servedPaths = (t: AuditTarget): ReadonlyArray<ServedPath> => [
+  ...apiRoutes.flatMap((route) => {
+    const methods = route.operations.map((operation) => operation.method)
+    const [first] = route.operations
+    if (first === undefined) return []
+    const names = [...route.path.matchAll(/\{([^}]+)\}/g)].map(([, name = ""]) => name)
+    const docs = OPERATION_DOCS[first.operationId as OperationId] as ErasedOperationDocs
+    const values = Object.fromEntries(names.map((name) => [name, docs.params?.[name]?.example ?? "x"]))
+    const path = operationPath(t.prefix, first.operationId as OperationId, values)
+    const forms = route.exact || !path.endsWith("/") ? [path] : [path, withoutSlash(path)]
+    const outside =
+      names.length === 0
+        ? undefined
+        : operationPath(t.prefix, first.operationId as OperationId, { ...values, [names[0] ?? ""]: "a.b" })
+    return forms.map((form) => ({ path: form, served: allowedMethods(methods), allow: allowHeader(methods), outside }))
+  }),
+  ...[t.paths.openapi, t.paths.docs].map((path) => ({
+    path,
+    served: allowedMethods(["GET"]),
+    allow: allowHeader(["GET"]),
+    outside: undefined
+  }))
+]
+
 export const routeAudits: ReadonlyArray<Audit> = [
   audit({
     id: "ACC-routes-unknown-404",
@@ -95,42 +143,26 @@ export const routeAudits: ReadonlyArray<Audit> = [
     title:
       "a wrong method on a known path is 405 with Allow (sorted, HEAD and OPTIONS included), whatever the credentials",
     run: async (t) => {
-      const method = t.paths.paymentMethod(t.userPaymentMethods[0] ?? "")
-      const cases: ReadonlyArray<[string, ReadonlyArray<string>, string]> = [
-        [t.paths.planEntries, ["GET", "PUT", "PATCH", "DELETE"], "OPTIONS, POST"],
-        [withoutSlash(t.paths.planEntries), ["GET", "DELETE"], "OPTIONS, POST"],
-        [t.paths.preferences, ["POST", "PATCH", "DELETE"], "GET, HEAD, OPTIONS, PUT"],
-        [withoutSlash(t.paths.preferences), ["POST", "DELETE"], "GET, HEAD, OPTIONS, PUT"],
-        [method, ["GET", "POST", "PATCH", "DELETE"], "OPTIONS, PUT"],
-        [withoutSlash(method), ["GET", "DELETE"], "OPTIONS, PUT"],
-        [t.paths.paymentMethods, ["PUT", "POST", "DELETE"], "GET, HEAD, OPTIONS"],
-        [withoutSlash(t.paths.paymentMethods), ["PUT"], "GET, HEAD, OPTIONS"],
-        [t.paths.health, ["POST", "PUT", "DELETE"], "GET, HEAD, OPTIONS"],
-        [t.paths.live, ["POST", "PUT", "DELETE"], "GET, HEAD, OPTIONS"],
-        [t.paths.ready, ["POST", "PUT", "DELETE"], "GET, HEAD, OPTIONS"],
-        [t.paths.openapi, ["POST", "PUT"], "GET, HEAD, OPTIONS"],
-        [t.paths.docs, ["POST"], "GET, HEAD, OPTIONS"]
-      ]
-      for (const [path, methods, allow] of cases) {
-        for (const verb of methods) {
-          expectProblem(`${verb} ${path}`, await t.send({ method: verb, path }), notAllowed(allow))
+      for (const { path, served, allow, outside } of servedPaths(t)) {
+        for (const verb of METHODS.filter((method) => !served.includes(method))) {
+          const head = verb === "HEAD"
+          expectProblem(`${verb} ${path}`, await t.send({ method: verb, path }), notAllowed(allow, head))
           expectProblem(
             `${verb} ${path} as a client`,
             await t.send({ method: verb, path, headers: bearer(t.clientToken) }),
-            notAllowed(allow)
+            notAllowed(allow, head)
+          )
+        }
+        // A parameter is any one segment to the route: a value its Schema refuses still names the path.
+        if (outside !== undefined && path.endsWith("/")) {
+          const verb = METHODS.find((method) => !served.includes(method)) ?? "DELETE"
+          expectProblem(
+            `${verb} ${outside} (a parameter value outside its charset)`,
+            await t.send({ method: verb, path: outside }),
+            notAllowed(allow, verb === "HEAD")
           )
         }
       }
-      expectProblem(
-        "HEAD on a PUT-only path",
-        await t.send({ method: "HEAD", path: method }),
-        notAllowed("OPTIONS, PUT", true)
-      )
-      expectProblem(
-        "GET on a payment method id outside the charset (the route matches any segment)",
-        await t.send({ method: "GET", path: t.paths.paymentMethod("pm.1") }),
-        notAllowed("OPTIONS, PUT")
-      )
     }
   }),
 
@@ -139,22 +171,6 @@ export const routeAudits: ReadonlyArray<Audit> = [
     level: "MUST",
     title: "OPTIONS on a known path is 204 with Allow and no body, whatever the credentials",
     run: async (t) => {
-      const method = t.paths.paymentMethod(t.userPaymentMethods[0] ?? "")
-      const cases: ReadonlyArray<[string, string]> = [
-        [t.paths.planEntries, "OPTIONS, POST"],
-        [withoutSlash(t.paths.planEntries), "OPTIONS, POST"],
-        [t.paths.preferences, "GET, HEAD, OPTIONS, PUT"],
-        [withoutSlash(t.paths.preferences), "GET, HEAD, OPTIONS, PUT"],
-        [method, "OPTIONS, PUT"],
-        [withoutSlash(method), "OPTIONS, PUT"],
-        [t.paths.paymentMethods, "GET, HEAD, OPTIONS"],
-        [withoutSlash(t.paths.paymentMethods), "GET, HEAD, OPTIONS"],
-        [t.paths.health, "GET, HEAD, OPTIONS"],
-        [t.paths.live, "GET, HEAD, OPTIONS"],
-        [t.paths.ready, "GET, HEAD, OPTIONS"],
-        [t.paths.openapi, "GET, HEAD, OPTIONS"],
-        [t.paths.docs, "GET, HEAD, OPTIONS"]
-      ]
       const headerSets: ReadonlyArray<[string, Record<string, string>]> = [
         ["no credentials", {}],
         ["a malformed token", { Authorization: "Bearer $" }],
@@ -162,7 +178,7 @@ export const routeAudits: ReadonlyArray<Audit> = [
         ["a client", bearer(t.clientToken)],
         ["a user", bearer(t.userToken)]
       ]
-      for (const [path, allow] of cases) {
+      for (const { path, allow } of servedPaths(t)) {
         for (const [who, headers] of headerSets) {
           const res = await t.send({ method: "OPTIONS", path, headers })
           const label = `OPTIONS ${path}, ${who}`

@@ -56,7 +56,8 @@ export const paymentOperations = {
     access: "user",
     success: { status: 200, schema: PaymentMethodList },
     errors: ["Unavailable"],
-    conditional: "ifNoneMatch"
+    conditional: "ifNoneMatch",
+    records: { lists: "payment_methods" }
   }),
   setDefaultPaymentMethod: defineOperation({
     operationId: "setDefaultPaymentMethod",
@@ -68,7 +69,9 @@ export const paymentOperations = {
     params: Schema.Struct({ id: PaymentMethodId }),
     success: { status: 200, schema: PaymentMethodView },
     errors: ["NotFound", "PreconditionFailed", "Unavailable"],
-    conditional: "ifMatch"
+    conditional: "ifMatch",
+    // The method named becomes the default; the caller's previous default (if any) is one no more.
+    records: { updates: "payment_methods", item: "id", sets: { is_default: true }, exclusive: true }
   })
 }
 

@@ -33,7 +33,9 @@ export const planOperations = {
     access: "anyCredential",
     body: { schema: PlanEntryBody, required: true },
     success: { status: 201, schema: PlanEntryView },
-    errors: ["Unavailable"]
+    errors: ["Unavailable"],
+    // A plan entry is nobody's user data (an application may create one).
+    records: { creates: "plan_entries" }
   })
 }
 

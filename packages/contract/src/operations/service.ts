@@ -15,7 +15,8 @@ export const serviceOperations = {
     exact: true,
     access: "public",
     success: { status: 200, schema: HealthView },
-    errors: ["Unavailable"]
+    errors: ["Unavailable"],
+    records: "none"
   }),
   liveness: defineOperation({
     operationId: "liveness",
@@ -24,7 +25,8 @@ export const serviceOperations = {
     exact: true,
     access: "public",
     success: { status: 200, schema: HealthView },
-    errors: []
+    errors: [],
+    records: "none"
   }),
   readiness: defineOperation({
     operationId: "readiness",
@@ -34,7 +36,8 @@ export const serviceOperations = {
     access: "public",
     success: { status: 200, schema: HealthView },
     errors: ["Unavailable"],
-    unavailableWhileDraining: true
+    unavailableWhileDraining: true,
+    records: "none"
   })
 }
 

@@ -106,7 +106,8 @@ export const userOperations = {
     access: "user",
     success: { status: 200, schema: PreferencesView },
     errors: ["Unavailable"],
-    conditional: "ifNoneMatch"
+    conditional: "ifNoneMatch",
+    records: { reads: "preferences" }
   }),
   updateLanguagePreferences: defineOperation({
     operationId: "updateLanguagePreferences",
@@ -116,7 +117,8 @@ export const userOperations = {
     body: { schema: PreferencesPatchBody, required: true },
     success: { status: 200, schema: PreferencesView },
     errors: ["PreconditionFailed", "Unavailable"],
-    conditional: "ifMatchRequirable"
+    conditional: "ifMatchRequirable",
+    records: { merges: "preferences" }
   }),
   listEvents: defineOperation({
     operationId: "listEvents",
@@ -126,7 +128,8 @@ export const userOperations = {
     query: EventsQuery,
     success: { status: 200, schema: EventPage },
     errors: ["UnknownCursor", "Unavailable"],
-    conditional: "ifNoneMatch"
+    conditional: "ifNoneMatch",
+    records: { lists: "events" }
   })
 }
 

@@ -1,4 +1,4 @@
-import { apiRoutes, makeOpenApiDocument } from "@accord/contract"
+import { apiRoutes, DOCUMENT_PATHS, makeOpenApiDocument } from "@accord/contract"
 import { resultDecoderFor, type DomainError } from "@accord/domain"
 import { Effect, type Result } from "effect"
 import type { BoundOperation, BoundRoutes } from "./implementation.js"
@@ -73,14 +73,16 @@ export const compileEndpoints = (prefix: string, routes: BoundRoutes, docs: Docs
         ])
       )
     })),
-    { path: "/openapi.json", exact: true, endpoints: fileEndpoint(openApiDocument) },
-    { path: "/docs", exact: true, endpoints: fileEndpoint(() => docs.get("index.html")) },
-    { path: "/docs/{asset}", exact: true, endpoints: fileEndpoint(({ asset = "" }) => docs.get(asset)) }
+    { path: DOCUMENT_PATHS.openapi, exact: true, endpoints: fileEndpoint(openApiDocument) },
+    { path: DOCUMENT_PATHS.docs, exact: true, endpoints: fileEndpoint(() => docs.get("index.html")) },
+    { path: DOCUMENT_PATHS.docsFile, exact: true, endpoints: fileEndpoint(({ asset = "" }) => docs.get(asset)) }
   ])
   return {
     match,
     knownSegments: new Set(
-      [prefix, ...apiRoutes.map((api) => api.path), "/openapi.json", "/docs"].flatMap((path) => path.split("/"))
+      [prefix, ...apiRoutes.map((api) => api.path), DOCUMENT_PATHS.openapi, DOCUMENT_PATHS.docs].flatMap((path) =>
+        path.split("/")
+      )
     )
   }
 }

@@ -40,6 +40,7 @@ const DRAINING = problem("unavailable", PROBLEMS.unavailable.detail.draining, { 
 const NOTHING_READ: BodyReadResult = { _tag: "Read", bytes: new Uint8Array(0) }
 const NO_JSON: JsonBody = { ok: true, json: undefined }
 const NO_INPUT: Result.Result<undefined> = Result.succeed(undefined)
+const NO_HEADERS: Readonly<Record<string, string>> = {}
 const PRECONDITION_REQUIRED = problem("precondition_required")
 const NOT_FOUND = problem("not_found")
 const INTERNAL = problem("internal")
@@ -184,6 +185,7 @@ const neutralHandler = (
     const input = { body: body.success, params: params.success, query: query.success, ifMatch }
     const result = yield* Effect.result(run(caller.success, input))
     if (Result.isFailure(result)) return respond.error(result.failure, route) // the use case's declared errors, 412
+    if (operation.success.schema === undefined) return respond.empty(204, NO_HEADERS, route) // 204, no body
     if (operation.conditional === undefined) return respond.json(operation.success.status, result.success, route) // 200, 201
     // A conditional operation's 200 carries the strong ETag of its exact bytes (docs/api.md, "Conditional requests").
     const text = JSON.stringify(result.success)

@@ -8,6 +8,7 @@ import {
   type ParamsOf,
   type QueryOf,
   type Route,
+  type SuccessValueOf,
   type TypedOperation
 } from "@accord/contract"
 import type { AccordServices, DomainError, Principal, UserId } from "@accord/domain"
@@ -41,12 +42,12 @@ export type DeclaredErrorOf<O extends TypedOperation> = Extract<DomainError, { r
 
 /**
  * An operation's implementation, typed from its declaration: its caller and decoded input in; its success Schema's
- * type out, or one of its declared errors.
+ * type out (nothing for a 204), or one of its declared errors.
  */
 export type Implementation<O extends TypedOperation> = (
   caller: CallerOf<O["access"]>,
   input: InputOf<O>
-) => Effect.Effect<O["success"]["schema"]["Type"], DeclaredErrorOf<O>, AccordServices>
+) => Effect.Effect<SuccessValueOf<O>, DeclaredErrorOf<O>, AccordServices>
 
 /**
  * One implementation per operation of the contract, by operationId: the compiler refuses a missing operation, an

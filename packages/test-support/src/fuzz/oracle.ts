@@ -14,8 +14,9 @@ import {
 import { queryDecoderFor } from "@accord/core"
 import { parseWire, REQUEST_ID_PATTERN, TIMESTAMP_PATTERN, type RawResponse } from "@accord/conformance"
 import { Exit, Result, Schema, SchemaAST } from "effect"
-import { bodyLength, isWireMethod, type FuzzCase, type FuzzFixture, type FuzzUser } from "./generators.js"
-import { OPERATION_MODELS } from "./models.js"
+import type { FuzzFixture, FuzzUser } from "./fixture.js"
+import { bodyLength, isWireMethod, type FuzzCase } from "./fuzz-case.js"
+import { declaredOutcome, declaredSuccess, type UserModel } from "./models.js"
 import {
   BODY_LIMIT,
   DOCS_FILES,
@@ -60,6 +61,8 @@ export interface FuzzRequest {
   readonly operation: ContractOperation | undefined
   /** The user whose credential the request carries, if any. */
   readonly caller: FuzzUser | undefined
+  /** What the fuzz knows of the caller's stored data when the request is sent; undefined: the seed's, as stored. */
+  readonly model: UserModel | undefined
 }
 
 /** A case with every answer the contract allows it. */
@@ -125,7 +128,7 @@ const paramsDecoderOf = boundedMemo(SCHEMAS, (schema: Schema.Decoder<unknown>) =
 const queryDecoderOf = boundedMemo(SCHEMAS, (schema: QuerySchema) => queryDecoderFor(schema))
 
 /** A success Schema's decoder (no key besides its own) and its encoder, which writes a value as the Schema does. */
-const successCodecOf = boundedMemo(SCHEMAS, (schema: ContractOperation["success"]["schema"]) => ({
+const successCodecOf = boundedMemo(SCHEMAS, (schema: Schema.Codec<unknown, unknown>) => ({
   decode: Schema.decodeUnknownExit(schema, { onExcessProperty: "error" }),
   encode: Schema.encodeUnknownSync(schema)
 }))
@@ -233,14 +236,15 @@ const DECIDE: { readonly [Id in PipelineCheckId]: (request: FuzzRequest) => Deci
   "use-case": (request) => {
     const { operation } = request
     if (operation === undefined) return PASS
-    const modelled = OPERATION_MODELS[operation.operationId]?.outcome
-    if (modelled !== undefined) return modelled(request)
-    return either(
-      PASS,
-      ...operation.errors.flatMap((tag) =>
-        UNPROVOKED.has(tag) ? [] : DOMAIN_ERRORS[tag].codes.map((code) => refuse(code))
-      )
+    // What the declaration decides (an item the caller has or not), and any other declared error it may meet.
+    const declared = declaredOutcome(request, request.model)
+    const others = operation.errors.flatMap((tag) =>
+      UNPROVOKED.has(tag) || (declared !== undefined && tag === "NotFound")
+        ? []
+        : DOMAIN_ERRORS[tag].codes.map((code) => refuse(code))
     )
+    if (declared === undefined) return either(PASS, ...others)
+    return declared.passes ? either(declared, ...others) : declared
   },
   // The fuzz sends no If-None-Match.
   "if-none-match": () => PASS,
@@ -252,11 +256,11 @@ const DECIDE: { readonly [Id in PipelineCheckId]: (request: FuzzRequest) => Deci
  * Every answer the contract allows `fuzz`: the checks of `PIPELINE` in order, each where it applies to the operation
  * (`appliesTo`), until one refuses for certain; past them all, the operation's success status.
  */
-export const judgeCase = (fixture: FuzzFixture, fuzz: FuzzCase): Judged => {
+export const judgeCase = (fixture: FuzzFixture, fuzz: FuzzCase, model?: UserModel): Judged => {
   const target = targetOf(fuzz.path)
   const operation = target.kind === "route" ? operationOn(target.route, fuzz.method) : undefined
   const caller = fuzz.actor === "a" ? fixture.a : fuzz.actor === "b" ? fixture.b : undefined
-  const request: FuzzRequest = { fixture, fuzz, target, operation, caller }
+  const request: FuzzRequest = { fixture, fuzz, target, operation, caller, model }
   const outcomes: Array<Outcome> = []
   let certain = true
   let reachesUseCase = false
@@ -337,13 +341,14 @@ const formatProblems = (ast: SchemaAST.AST, value: unknown, pointer: string): Re
  */
 const successProblems = (judged: Judged, operation: ContractOperation, text: string): ReadonlyArray<string> => {
   const label = operation.operationId
+  const { schema } = operation.success
+  if (schema === undefined) return text === "" ? [] : [`${label}: a body on a 204`]
   let value: unknown
   try {
     value = JSON.parse(text)
   } catch {
     return [`${label}: the success body is not JSON`]
   }
-  const { schema } = operation.success
   const codec = successCodecOf(schema)
   const decoded = codec.decode(value)
   if (Exit.isFailure(decoded)) return [`${label}: the success body is not what its Schema says`]
@@ -351,7 +356,7 @@ const successProblems = (judged: Judged, operation: ContractOperation, text: str
   if (JSON.stringify(codec.encode(decoded.value)) !== text)
     problems.push(`${label}: the success body is not written as its Schema writes it`)
   problems.push(...formatProblems(schema.ast, value, label))
-  problems.push(...(OPERATION_MODELS[operation.operationId]?.success?.(judged, value) ?? []))
+  problems.push(...declaredSuccess(judged, value))
   return problems
 }
 
@@ -438,7 +443,8 @@ export const checkJudged = (judged: Judged, response: RawResponse): ReadonlyArra
   else if (sentId !== undefined && REQUEST_ID_PATTERN.test(sentId) !== (receivedId === sentId))
     problems.push(`X-Request-Id ${receivedId} for ${JSON.stringify(sentId)}`)
   if (bodyless && response.body.length > 0) problems.push("a body on HEAD or 204")
-  if (status === 204 || status === 405) {
+  // OPTIONS's 204 and a 405 name the path's methods; an operation's own 204 (No Content) does not.
+  if (status === 405 || (status === 204 && fuzz.method === "OPTIONS")) {
     const allow = target.kind === "route" ? target.route.allow : target.kind === "document" ? DOCUMENT_ALLOW : undefined
     if (allow !== undefined && headers["allow"] !== allow)
       problems.push(`Allow ${String(headers["allow"])}, expected ${allow}`)

@@ -5,16 +5,10 @@ import { Agent } from "node:http"
 import type { StartServer } from "../http-conformance.js"
 import { comparable, type ComparableResponse } from "../parity.js"
 import { exchange, operationPath, parseWire, paths, send, type RawRequest } from "@accord/conformance"
-import {
-  bodyLength,
-  fuzzCase,
-  isWireMethod,
-  makeFuzzFixture,
-  type FuzzCase,
-  type FuzzFixture,
-  type FuzzUser
-} from "./generators.js"
-import { applyToModel, checkRead, type FuzzModels, type UserModel } from "./models.js"
+import { makeFuzzFixture, type FuzzFixture, type FuzzUser } from "./fixture.js"
+import { bodyLength, isWireMethod, type FuzzCase } from "./fuzz-case.js"
+import { fuzzCase } from "./generators.js"
+import { applyToModel, checkRead, modelFrom, recordRead, type FuzzModels, type UserModel } from "./models.js"
 import { checkResult, judgeCase, type FuzzResult, type Judged } from "./oracle.js"
 import { PREFIX, USER_READS } from "./targets.js"
 
@@ -105,18 +99,30 @@ const getJson = async (baseUrl: string, agent: Agent, path: string, token: strin
   return JSON.parse(response.body.toString("utf8"))
 }
 
-/** What each of the user's reads answers now. */
+/** What each of the user's reads answers now, by the record it reads. */
 const readUser = async (baseUrl: string, agent: Agent, user: FuzzUser): Promise<Record<string, unknown>> => {
   const reads: Record<string, unknown> = {}
   for (const read of USER_READS)
-    reads[read.operationId] = await getJson(baseUrl, agent, operationPath(PREFIX, read.operationId), user.token)
+    reads[recordRead(read) ?? read.operationId] = await getJson(
+      baseUrl,
+      agent,
+      operationPath(PREFIX, read.operationId),
+      user.token
+    )
   return reads
+}
+
+/** One user's model, read through the API; a list that holds records not the user's is a violation already. */
+const snapshotUser = async (baseUrl: string, agent: Agent, fixture: FuzzFixture, user: FuzzUser) => {
+  const { model, problems } = modelFrom(fixture, user, await readUser(baseUrl, agent, user))
+  if (problems.length > 0) throw new Error(`what ${user.id} reads is not theirs:\n${problems.join("\n")}`)
+  return model
 }
 
 /** Reads both users' data through the API (every user read of the contract): the model a batch starts from. */
 export const snapshotModels = async (baseUrl: string, agent: Agent, fixture: FuzzFixture): Promise<FuzzModels> => ({
-  a: { reads: await readUser(baseUrl, agent, fixture.a) },
-  b: { reads: await readUser(baseUrl, agent, fixture.b) }
+  a: await snapshotUser(baseUrl, agent, fixture, fixture.a),
+  b: await snapshotUser(baseUrl, agent, fixture, fixture.b)
 })
 
 /** The final check of a batch: every read of both users answers what the model says. */
@@ -132,8 +138,8 @@ const checkModels = async (
     ["b", fixture.b]
   ] as const) {
     const model: UserModel = models[name]
-    for (const [operationId, body] of Object.entries(await readUser(baseUrl, agent, user)))
-      problems.push(...checkRead(model, operationId, body, `user ${name}`))
+    for (const [record, body] of Object.entries(await readUser(baseUrl, agent, user)))
+      problems.push(...checkRead(model, record, body, `user ${name}`))
   }
   return problems
 }
@@ -195,12 +201,12 @@ export const runFuzzBatch = async (
   results.forEach((result, index) => {
     const fuzz = cases[index]
     if (fuzz === undefined) return
-    const judged: Judged = judgeCase(fixture, fuzz)
+    // Judged in each lane's order, with the caller's model as it stood when the request was sent.
+    const model = fuzz.actor === "a" || fuzz.actor === "b" ? models[fuzz.actor] : undefined
+    const judged: Judged = judgeCase(fixture, fuzz, model)
     for (const problem of checkResult(judged, result)) problems.push(`#${index}: ${problem}`)
-    if ((fuzz.actor === "a" || fuzz.actor === "b") && result.kind === "http") {
-      for (const problem of applyToModel(judged, models[fuzz.actor], result.response))
-        problems.push(`#${index}: ${problem}`)
-    }
+    if (model !== undefined && result.kind === "http")
+      for (const problem of applyToModel(judged, model, result.response)) problems.push(`#${index}: ${problem}`)
   })
   problems.push(...(await checkModels(baseUrl, agent, fixture, models)))
   try {

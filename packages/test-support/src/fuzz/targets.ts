@@ -2,8 +2,10 @@ import type { SeedInput } from "@accord/domain"
 import {
   allowHeader,
   apiRoutes,
+  DOCUMENT_PATHS,
   OPERATION_DOCS,
   operations,
+  routePattern,
   type ErasedOperationDocs,
   type OperationId,
   type TypedOperation
@@ -51,9 +53,9 @@ export const ROUTES: ReadonlyArray<FuzzRoute> = apiRoutes.map((route) => ({
  * OpenAPI document, the API reference page and its files (the fuzz's servers serve the page).
  */
 export const DOCUMENTS = [
-  { name: "openapi", path: "/openapi.json" },
-  { name: "docs", path: "/docs" },
-  { name: "docs_file", path: "/docs/{asset}" }
+  { name: "openapi", path: DOCUMENT_PATHS.openapi },
+  { name: "docs", path: DOCUMENT_PATHS.docs },
+  { name: "docs_file", path: DOCUMENT_PATHS.docsFile }
 ] as const
 
 export type DocumentName = (typeof DOCUMENTS)[number]["name"]
@@ -73,33 +75,17 @@ export type Target =
   | { readonly kind: "route"; readonly route: FuzzRoute; readonly params: Readonly<Record<string, string>> }
   | { readonly kind: "document"; readonly name: DocumentName; readonly asset: string | undefined }
 
-/** The oracle's own matcher, written apart from the router's (`routePattern`), so that a router bug still shows. */
-const escapeRegExp = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
-
 interface Matcher {
   readonly pattern: RegExp
   readonly params: ReadonlyArray<string>
   readonly target: (params: Readonly<Record<string, string>>) => Target
 }
 
-/**
- * A path template as a pattern (docs/api.md, "Precise rules"): a parameter is one non-empty segment, and a route that
- * is not exact also answers without its trailing slash.
- */
-const matcherOf = (path: string, exact: boolean, target: Matcher["target"]): Matcher => {
-  const bare = path.endsWith("/") ? path.slice(0, -1) : path
-  const params: Array<string> = []
-  const body = bare
-    .split("/")
-    .slice(1)
-    .map((segment) => {
-      if (!(segment.startsWith("{") && segment.endsWith("}"))) return `/${escapeRegExp(segment)}`
-      params.push(segment.slice(1, -1))
-      return "/([^/]+)"
-    })
-    .join("")
-  return { pattern: new RegExp(`^${body}${exact ? "" : "/?"}$`), params, target }
-}
+/** A path template as the router matches it (the contract's `routePattern`), and what it names. */
+const matcherOf = (path: string, exact: boolean, target: Matcher["target"]): Matcher => ({
+  ...routePattern(path, exact),
+  target
+})
 
 // Paths without parameters first, as the router looks them up before it tries the others.
 const MATCHERS: ReadonlyArray<Matcher> = [
@@ -169,7 +155,13 @@ export const fieldsOf = (schema: Schema.Top): ReadonlyArray<string> =>
  * The body fields whose values are secrets: `writeOnly` in the body's JSON Schema (what the OpenAPI document says of a
  * password), so never in a response (docs/SECURITY.md, item 3).
  */
-export const secretFieldsOf = (schema: Schema.Top): ReadonlyArray<string> => {
+export const secretFieldsOf = (schema: Schema.Top): ReadonlyArray<string> => flaggedFieldsOf(schema, "writeOnly")
+
+/**
+ * The body fields its JSON Schema flags `writeOnly` (a secret: never in a response) or `readOnly` (the server's: sent
+ * back as read, and ignored).
+ */
+export const flaggedFieldsOf = (schema: Schema.Top, flag: "readOnly" | "writeOnly"): ReadonlyArray<string> => {
   const document = Schema.toJsonSchemaDocument(schema)
   const resolve = (node: unknown): unknown => {
     const ref = isRecord(node) ? node["$ref"] : undefined
@@ -179,22 +171,31 @@ export const secretFieldsOf = (schema: Schema.Top): ReadonlyArray<string> => {
   const properties = isRecord(root) && isRecord(root["properties"]) ? root["properties"] : {}
   return Object.entries(properties).flatMap(([name, property]) => {
     const resolved = resolve(property)
-    return isRecord(resolved) && resolved["writeOnly"] === true ? [name] : []
+    return isRecord(resolved) && resolved[flag] === true ? [name] : []
   })
 }
 
-/** The ids of the seed's records that belong to `userId` (each list of the seed whose entries name a `user_id`). */
-export const idsOwnedBy = (seed: SeedInput, userId: string): ReadonlyArray<string> =>
-  Object.values(seed).flatMap((records: ReadonlyArray<unknown>) =>
-    records.flatMap((record) =>
-      isRecord(record) && record["user_id"] === userId && typeof record["id"] === "string" ? [record["id"]] : []
+/**
+ * The ids of the seed's records that belong to `userId`: in the seed's list named `record` (an operation's record, as
+ * its `records` names it), or in every list whose entries name a `user_id`.
+ */
+export const idsOwnedBy = (seed: SeedInput, userId: string, record?: string): ReadonlyArray<string> =>
+  Object.entries(seed)
+    .filter(([name]) => record === undefined || name === record)
+    .flatMap(([, records]: readonly [string, ReadonlyArray<unknown>]) =>
+      records.flatMap((entry) =>
+        isRecord(entry) && entry["user_id"] === userId && typeof entry["id"] === "string" ? [entry["id"]] : []
+      )
     )
-  )
 
 /**
- * A user's reads: every GET operation a user's credential calls with no path parameter. What they answer is the user's
- * stored data as the API shows it, which only a successful write may change.
+ * A user's reads: every operation that reads or lists the records of a user's credential (its `records`) with no path
+ * parameter. What they answer is the user's stored data as the API shows it, which only a successful write may change.
  */
 export const USER_READS: ReadonlyArray<ContractOperation> = CONTRACT_OPERATIONS.filter(
-  (operation) => operation.method === "GET" && operation.access === "user" && operation.params === undefined
+  (operation) =>
+    operation.access === "user" &&
+    operation.params === undefined &&
+    operation.records !== "none" &&
+    ("reads" in operation.records || "lists" in operation.records)
 )

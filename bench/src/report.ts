@@ -482,7 +482,7 @@ const sqlSection = (input: ReportInput): string => {
         })
       )
   return [
-    "## The SQL stores (issue 29)",
+    "## The SQL stores (issues 29, 36)",
     "",
     "The Fastify CLI on `--store postgres` (a pool of 10, default log level, a schema of the run's own on " +
       "`--database-url`) beside bare Fastify + pg doing PUT language by hand (bench/src/bare-sql.ts: the token's " +

@@ -56,8 +56,10 @@ export const usage = `Usage: npm run bench -- [options]
   --connections LIST     autocannon connections (BENCH_CONNECTIONS, default 10,50): the first for every server, the
                          others for the CLI servers, their bare frameworks and ts-rest
   --adapters LIST        CLI adapters: fastify, koa, express, fetch (BENCH_ADAPTERS, default all)
-  --scenarios LIST       language, payment-method (BENCH_SCENARIOS, default both)
-  --wide-scenarios LIST  scenarios at the connection counts after the first (BENCH_WIDE_SCENARIOS, default language)
+  --scenarios LIST       language (one user's record: a hot record), language-spread (the same writes over 500
+                         users), payment-method (BENCH_SCENARIOS, default all)
+  --wide-scenarios LIST  scenarios at the connection counts after the first (BENCH_WIDE_SCENARIOS, default
+                         language,language-spread)
   --machine-mode MODE    idle: the machine as it is; busy: a busy-loop on every core; both: the HTTP rounds once
                          each way (BENCH_MACHINE_MODE, default idle)
   --users N              users seeded into each server (BENCH_USERS, default 1000)
@@ -165,8 +167,11 @@ export const parseBenchConfig = (
       rounds: Math.round(number("rounds", quick ? 1 : 3, 1)),
       connections: connections.length === 0 ? [10] : connections,
       adapters: oneOf("adapters", CLI_ADAPTERS, listOf(text("adapters") ?? CLI_ADAPTERS.join(","))),
-      scenarios: scenariosOf("scenarios", quick ? "language" : allScenarios.map((scenario) => scenario.id).join(",")),
-      wideScenarios: scenariosOf("wide-scenarios", "language"),
+      scenarios: scenariosOf(
+        "scenarios",
+        quick ? "language,language-spread" : allScenarios.map((scenario) => scenario.id).join(",")
+      ),
+      wideScenarios: scenariosOf("wide-scenarios", "language,language-spread"),
       modes: mode === "both" ? ["idle", "busy"] : [mode ?? "idle"],
       users: Math.round(number("users", 1000, 1)),
       memoryUsers: Math.round(number("memory-users", 100_000, 1)),

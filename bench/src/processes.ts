@@ -5,6 +5,7 @@ import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { benchHeaders, type Scenario } from "./fixtures.js"
 import type { ChildMessage } from "./protocol.js"
+import { userToken } from "./workload.js"
 
 /** Child processes of the bench and the load generator that drives them. */
 
@@ -64,6 +65,7 @@ export interface LoadResult {
   readonly requestsPerSecond: number
   readonly p50Ms: number
   readonly p99Ms: number
+  readonly maxMs: number
   readonly failures: number
 }
 
@@ -71,6 +73,22 @@ export interface LoadResult {
 export const runLoad = (url: string, scenario: Scenario, seconds: number, connections: number): Promise<LoadResult> =>
   new Promise((resolve, reject) => {
     const latencies: Array<number> = []
+    const users = scenario.users
+    let sent = 0
+    // A spread scenario: each request, across all connections, the next user's token, and that user's next body, so
+    // that every write changes its record (as each does on the one record of the hot scenario).
+    const setupRequest =
+      users === undefined
+        ? undefined
+        : (request: autocannon.Request): autocannon.Request => {
+            const index = sent++
+            const next = scenario.requests[Math.floor(index / users) % scenario.requests.length]
+            return {
+              ...request,
+              ...(next !== undefined && { body: next.body }),
+              headers: { ...benchHeaders, authorization: `Bearer ${userToken(index % users)}` }
+            }
+          }
     const instance = autocannon(
       {
         url,
@@ -81,7 +99,8 @@ export const runLoad = (url: string, scenario: Scenario, seconds: number, connec
         requests: scenario.requests.map((request) => ({
           method: "PUT" as const,
           path: request.path,
-          body: request.body
+          body: request.body,
+          ...(setupRequest !== undefined && { setupRequest })
         }))
       },
       (error: unknown, result) => {
@@ -93,6 +112,7 @@ export const runLoad = (url: string, scenario: Scenario, seconds: number, connec
           requestsPerSecond: result.requests.total / result.duration,
           p50Ms: percentile(latencies, 50),
           p99Ms: percentile(latencies, 99),
+          maxMs: latencies.at(-1) ?? Number.NaN,
           failures: result.errors + result.timeouts + result.non2xx
         })
       }

@@ -112,9 +112,9 @@ const cliSectionKinds = (config: BenchConfig): ReadonlyArray<BenchServerKind> =>
   "fastify-tsrest"
 ]
 
-/** The servers a scenario is measured on: the SQL rows (bare-sql.ts) serve PUT language only. */
+/** The servers a scenario is measured on: the SQL rows (bare-sql.ts) serve PUT language only (one user, or spread). */
 const servingScenario = (kind: BenchServerKind, scenario: Scenario): boolean =>
-  !isSqlKind(kind) || scenario.id === "language" || kind === CLI_PGLITE
+  !isSqlKind(kind) || scenario.id.startsWith("language") || kind === CLI_PGLITE
 
 const ordered = (kinds: Iterable<BenchServerKind>): ReadonlyArray<BenchServerKind> => {
   const wanted = new Set(kinds)
@@ -357,6 +357,7 @@ const runHttp = async (
                 requestsPerSecond: result.requestsPerSecond,
                 p50Ms: result.p50Ms,
                 p99Ms: result.p99Ms,
+                maxMs: result.maxMs,
                 cpuMicrosPerRequest,
                 logBytesPerRequest: log === undefined ? undefined : log.bytes / result.requests,
                 logLinesPerRequest: log === undefined ? undefined : log.lines / result.requests
@@ -364,7 +365,7 @@ const runHttp = async (
               console.log(
                 `${mode} round ${modeRound} ${scenario.name.padEnd(18)} ${String(connections).padStart(3)} conn ${kind.padEnd(16)} ` +
                   `${result.requestsPerSecond.toFixed(0).padStart(7)} req/s  p50 ${result.p50Ms.toFixed(2)} ms  ` +
-                  `p99 ${result.p99Ms.toFixed(2)} ms  CPU ${cpuMicrosPerRequest.toFixed(1)} µs/req` +
+                  `p99 ${result.p99Ms.toFixed(2)} ms  max ${result.maxMs.toFixed(0)} ms  CPU ${cpuMicrosPerRequest.toFixed(1)} µs/req` +
                   (log === undefined ? "" : `  log ${(log.lines / result.requests).toFixed(2)} lines/req`) +
                   `  (load ${load1().toFixed(2)})`
               )

@@ -18,21 +18,30 @@ export interface Scenario {
   readonly id: string
   readonly name: string
   readonly requests: ReadonlyArray<{ readonly path: string; readonly body: string }>
+  /**
+   * The users the requests go to, in turn across all connections (issue 36: writes spread); absent, user 0 alone: every
+   * request writes one record, the hot record of fifty writers.
+   */
+  readonly users?: number
 }
 
 export const LANGUAGE_PATH = "/api/users/v1/preferences/language/"
 export const PAYMENT_METHOD_PATH = (id: string): string => `/api/payments/v1/payment-methods/${id}/`
 
 /** The benchmarked user is user 0; the others only make the store a realistic size. */
+const languageRequests = [
+  { path: LANGUAGE_PATH, body: '{"language":"en-US","timezone":60,"mfa_enabled":true}' },
+  { path: LANGUAGE_PATH, body: '{"language":"fr","timezone":-120,"mfa_enabled":false}' }
+]
+
+/** The users `language-spread` writes, in turn: few enough that each user's record is written again and again. */
+export const SPREAD_USERS = 500
+
 export const scenarios: ReadonlyArray<Scenario> = [
-  {
-    id: "language",
-    name: "PUT language",
-    requests: [
-      { path: LANGUAGE_PATH, body: '{"language":"en-US","timezone":60,"mfa_enabled":true}' },
-      { path: LANGUAGE_PATH, body: '{"language":"fr","timezone":-120,"mfa_enabled":false}' }
-    ]
-  },
+  // One user's record (a hot record: every connection writes it).
+  { id: "language", name: "PUT language", requests: languageRequests },
+  // The same writes spread over users: what a hot record is compared with.
+  { id: "language-spread", name: "PUT language spread", requests: languageRequests, users: SPREAD_USERS },
   {
     id: "payment-method",
     name: "PUT payment method",

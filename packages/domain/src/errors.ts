@@ -29,11 +29,13 @@ export class InsufficientScope extends Data.TaggedError("InsufficientScope") {}
 export class PreconditionFailed extends Data.TaggedError("PreconditionFailed") {}
 
 /**
- * A dependency cannot serve now (store unreachable, store full: its disk or memory, hashing saturated, the identity
- * provider's key set cannot be fetched); the caller may retry later.
+ * A dependency cannot serve now (store unreachable, store full: its disk or memory, store busy: a record's writers
+ * queue past the wait, hashing saturated, the identity provider's key set cannot be fetched); the caller may retry
+ * later.
  */
 export class Unavailable extends Data.TaggedError("Unavailable")<{
-  readonly reason: "store_unreachable" | "store_full" | "hashing_saturated" | "identity_provider_unreachable"
+  readonly reason:
+    "store_unreachable" | "store_full" | "store_busy" | "hashing_saturated" | "identity_provider_unreachable"
   readonly retryAfterSeconds: number
   readonly cause?: unknown
 }> {}

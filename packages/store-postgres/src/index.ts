@@ -39,5 +39,5 @@ export {
   type ReplayError,
   type ReplayTarget
 } from "./replay.js"
-export { makeSqlStore, type SqlStoreOptions } from "./store.js"
+export { DEFAULT_TURN_WAIT_MS, makeSqlStore, type SqlStoreOptions } from "./store.js"
 export type { OnUnreadableEvent } from "./events.js"

@@ -174,7 +174,8 @@ export const PostgresStoreLive = (
           queryTimeoutMs: queryTimeoutOf(options),
           ...(onStoreFull !== undefined && { onStoreFull })
         }),
-        options
+        // No write waits for its record's turn longer than any statement may take.
+        { ...options, turnWaitMs: options.turnWaitMs ?? queryTimeoutOf(options) }
       )
     })
   )

@@ -10,7 +10,8 @@ import {
   type UserId
 } from "@accord/domain"
 import { eventCtes } from "./events.js"
-import { queryRows, type SqlClient } from "./sql-executor.js"
+import { queryRows, type SqlClient, type SqlExecutor } from "./sql-executor.js"
+import type { Turn, Turns } from "./turns.js"
 
 /** Where a kind of merge record lives: its table (`id serial`, `user_id` unique, the fields, `created_at`, `updated_at`). */
 export interface MergeTable<F, Row> {
@@ -37,7 +38,8 @@ export interface MergeTable<F, Row> {
  *
  * A write's events (docs/api.md, "Events") are data-modifying CTEs of its compare-and-set (`eventCtes`): the CTEs of
  * one statement commit together, so no event is written without its change, and the compare-and-set knows the record
- * before and after, so it tells whether something changed. Every write is one: a read, then that statement.
+ * before and after, so it tells whether something changed. A write is a read, then that statement (and when another
+ * process came between them, `lockRow` in a transaction: see `makeSqlMergeRecordStore`).
  */
 export const mergeStatements = <F, Row>(spec: MergeTable<F, Row>) => {
   const fields = spec.kind.fields.map((field) => spec.columns[field])
@@ -69,14 +71,32 @@ export const mergeStatements = <F, Row>(spec: MergeTable<F, Row>) => {
         RETURNING ${selected})${events.map((cte) => `, ${cte}`).join("")}
       SELECT ${selected} FROM replaced`,
     /** The number of the first parameter after `replaceIf`'s own. */
-    replaceIfParams: 4 + 2 * fields.length
+    replaceIfParams: 4 + 2 * fields.length,
+    /** $1 id: the row as it is, locked until the transaction ends (the writers of other processes queue on it). */
+    lockRow: `SELECT ${selected} FROM ${spec.table} WHERE id = $1 FOR UPDATE`
   }
 }
 
 const always = () => true
 
-/** Any kind of merge record on a SQL table (see `mergeStatements`). */
-export const makeSqlMergeRecordStore = <F, Row>(sql: SqlClient, spec: MergeTable<F, Row>): MergeRecordStore<F> => {
+/**
+ * Any kind of merge record on a SQL table (see `mergeStatements`), its writes in the record's turn (`turns`): one
+ * writer of a record at a time in this process, so a compare-and-set fails only when another process wrote between
+ * its read and its write. Then the write is made again in a transaction that locks the row (`SELECT ... FOR UPDATE`:
+ * the writers of other processes queue on it in the database), judged by the domain on the row as locked. Whatever
+ * the contention, a write is at most six round trips: the read and the compare-and-set, then BEGIN, the locked read,
+ * the write, COMMIT (docs/operations.md, "Writes under contention").
+ *
+ * While writers of the record queue in the turn, each leaves the record it wrote to the next, which skips the read:
+ * under contention a write is one round trip. That record may be stale (another process wrote since), which costs
+ * nothing but a failed compare-and-set (then the locked transaction: five round trips); an answer that writes nothing
+ * (an unmet If-Match, no change) is never given from it, but from a fresh read.
+ */
+export const makeSqlMergeRecordStore = <F, Row>(
+  sql: SqlExecutor,
+  spec: MergeTable<F, Row>,
+  turns: Turns
+): MergeRecordStore<F> => {
   const statements = mergeStatements(spec)
   const rows = queryRows(spec.row)
   const valuesOf = (record: Partial<F>): ReadonlyArray<unknown> =>
@@ -90,35 +110,97 @@ export const makeSqlMergeRecordStore = <F, Row>(sql: SqlClient, spec: MergeTable
   }
   const getOrCreate = (userId: UserId, now: Date) =>
     Effect.flatMap(rows(sql, statements.getOrCreate, [userId, ...defaults, now]), (found) => one(found, "getOrCreate"))
-  /** Read, judge, compare-and-set; read again when another write came between (then the precondition is judged again). */
-  const mergeIf = (
+  /**
+   * The compare-and-set from `current` to `next`, with the change's events (docs/api.md, "Events") written by its own
+   * statement, only when it wrote: the record written, or undefined when `current` is no longer the stored version.
+   */
+  const replaceIf = (
+    client: SqlClient,
     userId: UserId,
+    current: MergeRecord<F>,
+    next: MergeRecord<F>
+  ): Effect.Effect<MergeRecord<F> | undefined, Unavailable> => {
+    const recorded = eventCtes(spec.kind.events(userId, current, next), statements.replaceIfParams, "replaced")
+    return Effect.flatMap(
+      rows(client, statements.replaceIf(recorded.ctes), [
+        current.id,
+        ...valuesOf(next),
+        next.updatedAt,
+        ...valuesOf(current),
+        current.updatedAt,
+        ...recorded.params
+      ]),
+      (written) => (written.length === 0 ? Effect.succeed(undefined) : one(written, "replaceIf"))
+    )
+  }
+  /** The write made again on the row locked: no other writer can come between the read and the write. */
+  const locked = (
+    userId: UserId,
+    id: number,
     change: Merge<F>,
     precondition: (current: MergeRecord<F>) => boolean
   ): Effect.Effect<MergeRecord<F>, PreconditionFailed | Unavailable> =>
-    Effect.flatMap(getOrCreate(userId, change.at), (current) => {
-      if (!precondition(current)) return Effect.fail(new PreconditionFailed())
-      const next = applyMerge(spec.kind, current, change)
-      if (next === current) return Effect.succeed(current)
-      // The change's events, written by the compare-and-set's own statement: only when it wrote (docs/api.md,
-      // "Events").
-      const recorded = eventCtes(spec.kind.events(userId, current, next), statements.replaceIfParams, "replaced")
-      return Effect.flatMap(
-        rows(sql, statements.replaceIf(recorded.ctes), [
-          current.id,
-          ...valuesOf(next),
-          next.updatedAt,
-          ...valuesOf(current),
-          current.updatedAt,
-          ...recorded.params
-        ]),
-        (written) => (written.length === 0 ? mergeIf(userId, change, precondition) : one(written, "replaceIf"))
+    sql.transaction((tx) =>
+      Effect.flatMap(rows(tx, statements.lockRow, [id]), (found) =>
+        Effect.flatMap(
+          one(found, "lockRow"),
+          (current): Effect.Effect<MergeRecord<F>, PreconditionFailed | Unavailable> => {
+            if (!precondition(current)) return Effect.fail(new PreconditionFailed())
+            const next = applyMerge(spec.kind, current, change)
+            if (next === current) return Effect.succeed(current)
+            return Effect.flatMap(replaceIf(tx, userId, current, next), (written) =>
+              written === undefined
+                ? Effect.die(new Error(`${spec.table}: a locked row changed`))
+                : Effect.succeed(written)
+            )
+          }
+        )
       )
-    })
+    )
+  /** From `current` (read, or left by the turn's last writer when `fromTurn`): judged, then written. */
+  const writeFrom = (
+    turn: Turn<MergeRecord<F>>,
+    userId: UserId,
+    current: MergeRecord<F>,
+    fromTurn: boolean,
+    change: Merge<F>,
+    precondition: (current: MergeRecord<F>) => boolean
+  ): Effect.Effect<MergeRecord<F>, PreconditionFailed | Unavailable> => {
+    const met = precondition(current)
+    const next = met ? applyMerge(spec.kind, current, change) : current
+    // Nothing to write: answered from a fresh read only.
+    if (next === current) {
+      if (fromTurn) return fresh(turn, userId, change, precondition)
+      turn.last = current
+      return met ? Effect.succeed(current) : Effect.fail(new PreconditionFailed())
+    }
+    return Effect.flatMap(replaceIf(sql, userId, current, next), (written) =>
+      written === undefined ? locked(userId, current.id, change, precondition) : Effect.succeed(written)
+    ).pipe(Effect.tap((record) => Effect.sync(() => void (turn.last = record))))
+  }
+  const fresh = (
+    turn: Turn<MergeRecord<F>>,
+    userId: UserId,
+    change: Merge<F>,
+    precondition: (current: MergeRecord<F>) => boolean
+  ) =>
+    Effect.flatMap(getOrCreate(userId, change.at), (current) =>
+      writeFrom(turn, userId, current, false, change, precondition)
+    )
   return {
     getOrCreate,
     // A write records its events (docs/api.md, "Events") only when it changed the record, which the compare-and-set
-    // knows (the record before and after): every write is one, in two round trips.
-    update: (userId, change, precondition) => mergeIf(userId, change, precondition ?? always)
+    // knows (the record before and after).
+    update: (userId, change, precondition = always) =>
+      turns.run(`${spec.table}/${userId}`, (turn: Turn<MergeRecord<F>>) =>
+        Effect.suspend(() => {
+          const left = turn.last
+          // Forgotten until this write is known: a failure leaves the next writer a fresh read.
+          turn.last = undefined
+          return left === undefined
+            ? fresh(turn, userId, change, precondition)
+            : writeFrom(turn, userId, left, true, change, precondition)
+        })
+      )
   }
 }

@@ -12,6 +12,7 @@ import {
 } from "@accord/domain"
 import { eventCtes } from "./events.js"
 import { queryRows, type SqlClient, type SqlExecutor } from "./sql-executor.js"
+import type { Turns } from "./turns.js"
 
 const COLUMNS = "id, user_id, is_default, created_at, updated_at"
 
@@ -42,57 +43,94 @@ const notFound = new NotFound({ resource: "payment_method" })
 export const lockUserDefaults = (tx: SqlClient, userId: UserId) =>
   tx.query("SELECT pg_advisory_xact_lock(hashtext('accord.payment_methods'), hashtext($1))", [userId])
 
+/** The CTEs and parameters after `$5` of the move, and the method as the move will write it. */
+const moveOf = (
+  target: PaymentMethod,
+  previous: PaymentMethod | undefined,
+  now: Date,
+  events: (previous: PaymentMethod | undefined, chosen: PaymentMethod) => ReadonlyArray<DomainEvent>
+) => {
+  // The events of the move as it will be written: the function sets `updated_at` as set-default does.
+  const chosen: PaymentMethod = { ...target, isDefault: true, updatedAt: notBefore(now, target.updatedAt) }
+  return eventCtes(events(previous, chosen), 6, "moved")
+}
+
 /**
- * setDefault as a compare-and-set, in two round trips and no transaction held across them: the user's methods as they
- * are, the precondition (an HTTP If-Match) judged on the target, then one statement that moves the default only if
- * nothing changed since the read (`accord_move_default_payment_method_if`, migration 5) and writes the change's events
- * (docs/api.md, "Events") as CTEs of the same statement, so with it or not at all. When something changed, the methods
- * are read and judged again: of concurrent calls judging one version, one writes.
+ * Judges set-default on the user's methods as `client` reads them, and moves the default only if nothing changed since
+ * that read (`accord_move_default_payment_method_if`, migration 5), writing the change's events (docs/api.md,
+ * "Events") as CTEs of the same statement, so with it or not at all: the method written, the target when it already
+ * was the default (nothing recorded), or undefined when something changed between the read and the move.
  */
-const setDefault = (
-  sql: SqlClient,
+const judgeAndMove = (
+  client: SqlClient,
   userId: UserId,
   id: PaymentMethodId,
   now: Date,
   events: (previous: PaymentMethod | undefined, chosen: PaymentMethod) => ReadonlyArray<DomainEvent>,
   precondition: ((current: PaymentMethod) => boolean) | undefined
-): Effect.Effect<PaymentMethod, NotFound | PreconditionFailed | Unavailable> =>
+): Effect.Effect<PaymentMethod | undefined, NotFound | PreconditionFailed | Unavailable> =>
   Effect.flatMap(
-    paymentMethodRows(sql, `SELECT ${COLUMNS} FROM payment_methods WHERE user_id = $1`, [userId]),
-    (rows) => {
+    paymentMethodRows(client, `SELECT ${COLUMNS} FROM payment_methods WHERE user_id = $1`, [userId]),
+    (rows): Effect.Effect<PaymentMethod | undefined, NotFound | PreconditionFailed | Unavailable> => {
       const methods = rows.map(toPaymentMethod)
       const target = methods.find((method) => method.id === id)
       if (target === undefined) return Effect.fail(notFound)
       if (precondition !== undefined && !precondition(target)) return Effect.fail(new PreconditionFailed())
-      // Already the default: set-default returns it unchanged, and records nothing.
       if (target.isDefault) return Effect.succeed(target)
       const previous = methods.find((method) => method.isDefault)
-      // The events of the move as it will be written: the function sets `updated_at` as set-default does.
-      const chosen: PaymentMethod = { ...target, isDefault: true, updatedAt: notBefore(now, target.updatedAt) }
-      const recorded = eventCtes(events(previous, chosen), 6, "moved")
-      return Effect.flatMap(
+      const recorded = moveOf(target, previous, now, events)
+      return Effect.map(
         paymentMethodRows(
-          sql,
+          client,
           `WITH moved AS (
              SELECT ${COLUMNS} FROM accord_move_default_payment_method_if($1, $2, $3::timestamptz, $4::timestamptz, $5)
            )${recorded.ctes.map((cte) => `, ${cte}`).join("")}
            SELECT ${COLUMNS} FROM moved`,
           [userId, id, now, target.updatedAt, previous?.id ?? null, ...recorded.params]
         ),
-        ([moved]) =>
-          moved === undefined
-            ? setDefault(sql, userId, id, now, events, precondition)
-            : Effect.succeed(toPaymentMethod(moved))
+        ([moved]) => (moved === undefined ? undefined : toPaymentMethod(moved))
       )
     }
   )
 
-export const makePaymentMethods = (sql: SqlExecutor) =>
+/**
+ * setDefault in the user's turn (`Turns`: one call per user at a time in this process) as a compare-and-set, in two
+ * round trips and no transaction held across them. When another process moved something between the read and the
+ * move, it is made again in a transaction holding the user's lock (`lockUserDefaults`), where nothing can come between:
+ * at most seven round trips whatever the contention (docs/operations.md, "Writes under contention").
+ */
+const setDefault = (
+  sql: SqlExecutor,
+  turns: Turns,
+  userId: UserId,
+  id: PaymentMethodId,
+  now: Date,
+  events: (previous: PaymentMethod | undefined, chosen: PaymentMethod) => ReadonlyArray<DomainEvent>,
+  precondition: ((current: PaymentMethod) => boolean) | undefined
+): Effect.Effect<PaymentMethod, NotFound | PreconditionFailed | Unavailable> =>
+  turns.run(`payment_methods/${userId}`, () =>
+    Effect.flatMap(judgeAndMove(sql, userId, id, now, events, precondition), (moved) =>
+      moved !== undefined
+        ? Effect.succeed(moved)
+        : sql.transaction((tx) =>
+            lockUserDefaults(tx, userId).pipe(
+              Effect.andThen(judgeAndMove(tx, userId, id, now, events, precondition)),
+              Effect.flatMap((locked) =>
+                locked === undefined
+                  ? Effect.die(new Error("payment_methods: the default moved under the user's lock"))
+                  : Effect.succeed(locked)
+              )
+            )
+          )
+    )
+  )
+
+export const makePaymentMethods = (sql: SqlExecutor, turns: Turns) =>
   PaymentMethods.of({
     listByUser: (userId) =>
       Effect.map(
         paymentMethodRows(sql, `SELECT ${COLUMNS} FROM payment_methods WHERE user_id = $1 ORDER BY id`, [userId]),
         (rows) => rows.map(toPaymentMethod)
       ),
-    setDefault: (userId, id, now, events, precondition) => setDefault(sql, userId, id, now, events, precondition)
+    setDefault: (userId, id, now, events, precondition) => setDefault(sql, turns, userId, id, now, events, precondition)
   })

@@ -1,7 +1,8 @@
 import { Schema } from "effect"
 import { LanguageTag, PreferencesKind, PreferencesStore, TimezoneOffset } from "@accord/domain"
 import { makeSqlMergeRecordStore, type MergeTable } from "./merge-records.js"
-import type { SqlClient } from "./sql-executor.js"
+import type { SqlExecutor } from "./sql-executor.js"
+import type { Turns } from "./turns.js"
 
 const PreferencesRow = Schema.Struct({
   id: Schema.Int,
@@ -32,5 +33,5 @@ const preferencesTable: MergeTable<typeof PreferencesKind.defaults, typeof Prefe
   })
 }
 
-export const makePreferencesStore = (sql: SqlClient) =>
-  PreferencesStore.of(makeSqlMergeRecordStore(sql, preferencesTable))
+export const makePreferencesStore = (sql: SqlExecutor, turns: Turns) =>
+  PreferencesStore.of(makeSqlMergeRecordStore(sql, preferencesTable, turns))

@@ -12,6 +12,7 @@ import {
   StoreAdmin,
   type StoreServices,
   Unauthenticated,
+  TimezoneOffset,
   UserId
 } from "@accord/domain"
 import {
@@ -76,7 +77,9 @@ const countedStore = (ttlMs?: number) =>
       Effect.flatMap(Authenticator, (authenticator) => authenticator.authenticate(token)),
       context
     )
-    return { db, statementsOf, authenticate }
+    /** The same database as another process sees it: a store of its own (its own turns) over the same executor. */
+    const otherProcess = Layer.build(SqlStoreLive(executor))
+    return { db, context, counter, otherProcess, statementsOf, authenticate }
   })
 
 const preferences = <A, E>(use: (store: PreferencesStore["Service"]) => Effect.Effect<A, E>) =>
@@ -121,6 +124,76 @@ describe("round trips to the database (issue 29: at most two per write, one per 
       expect(yield* statementsOf(authenticate)).toBe(1)
       expect(yield* statementsOf(authenticate)).toBe(0)
     }).pipe(Effect.scoped)
+  )
+})
+
+describe('round trips under contention (issue 36; docs/operations.md, "Writes under contention")', () => {
+  const setTimezone = (index: number) =>
+    preferences((store) => store.update(userId, { set: { timezone: TimezoneOffset.make((index + 1) * 15) }, at: now }))
+
+  it.effect(
+    "fifty concurrent writes of one record in one process: the first reads, each other one is one statement",
+    () =>
+      Effect.gen(function* () {
+        const { statementsOf } = yield* countedStore()
+        yield* statementsOf(preferences((store) => store.getOrCreate(userId, now)))
+        // The writers queue in the record's turn, each leaving the next the record it wrote: no retry, no read.
+        const writes = Array.from({ length: 50 }, (_, index) => setTimezone(index))
+        const written = yield* statementsOf(Effect.all(writes, { concurrency: "unbounded" }))
+        expect(written).toBe(51)
+      }).pipe(Effect.scoped)
+  )
+
+  it.effect(
+    "writers of one record in two processes: at most six statements a write, seven a set-default, none lost",
+    () =>
+      Effect.gen(function* () {
+        const { db, context, counter, otherProcess } = yield* countedStore()
+        const other = yield* otherProcess
+        const on = (index: number) => (index % 2 === 0 ? context : other)
+        const writes = 40
+        const before = counter.statements
+        const answers = yield* Effect.all(
+          Array.from({ length: writes }, (_, index) => Effect.provide(setTimezone(index), on(index))),
+          { concurrency: "unbounded" }
+        )
+        expect(counter.statements - before).toBeLessThanOrEqual(6 * writes)
+        // Every write applied (each its own value), each with its event, numbered without a gap.
+        expect(answers.map((answer) => answer.timezone)).toEqual(
+          Array.from({ length: writes }, (_, index) => (index + 1) * 15)
+        )
+        const events = yield* Effect.promise(() =>
+          db.query<{ count: number; max: number }>(
+            "SELECT count(*)::int AS count, max(sequence)::int AS max FROM events WHERE owner = $1",
+            [userId]
+          )
+        )
+        expect(events.rows[0]).toEqual({ count: writes, max: writes })
+
+        const calls = 40
+        const beforeDefaults = counter.statements
+        yield* Effect.all(
+          Array.from({ length: calls }, (_, index) =>
+            Effect.provide(
+              Effect.flatMap(PaymentMethods, (methods) =>
+                methods.setDefault(
+                  userId,
+                  methodIds[index % methodIds.length] ?? PaymentMethodId.make("pm_rt_a"),
+                  now,
+                  () => []
+                )
+              ),
+              on(index)
+            )
+          ),
+          { concurrency: "unbounded" }
+        )
+        expect(counter.statements - beforeDefaults).toBeLessThanOrEqual(7 * calls)
+        const defaults = yield* Effect.promise(() =>
+          db.query("SELECT id FROM payment_methods WHERE user_id = $1 AND is_default", [userId])
+        )
+        expect(defaults.rows).toHaveLength(1)
+      }).pipe(Effect.scoped)
   )
 })
 

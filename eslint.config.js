@@ -82,7 +82,8 @@ const clientForbidden = [
  * The default client's files carry nothing of effect at run time (packages/client/README.md, "Bundle size"): the
  * contract's plain entries (`@accord/contract/routes`, `@accord/contract/webhook-secrets`) at run time, its Schemas
  * and effect as types only. The
- * Schema-checked client (validated.ts) and the Effect flavour (effect.ts) are entries of their own.
+ * Schema-checked client (validated.ts), the Effect flavour (effect.ts) and the events follower (events-stream.ts, which
+ * decodes with the contract's event Schema) are entries of their own.
  */
 const lightClientForbidden = {
   regex: "^(effect(/.*)?|@accord/contract|@accord/domain/values)$",
@@ -270,7 +271,11 @@ export default defineConfig(
   {
     // This block replaces the one above's import rule for these files, so its patterns come again.
     files: ["packages/client/src/**"],
-    ignores: ["packages/client/src/validated.ts", "packages/client/src/effect.ts"],
+    ignores: [
+      "packages/client/src/validated.ts",
+      "packages/client/src/effect.ts",
+      "packages/client/src/events-stream.ts"
+    ],
     rules: { "no-restricted-imports": restrictImports(...clientForbidden, lightClientForbidden) }
   },
   {

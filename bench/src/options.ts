@@ -8,7 +8,7 @@ import { CLI_ADAPTERS, type CliAdapter } from "./protocol.js"
  * over the environment. bench/README.md, "Settings", describes them.
  */
 
-export const SECTIONS = ["cli", "http", "stages", "micro", "memory", "events"] as const
+export const SECTIONS = ["cli", "http", "stages", "micro", "memory", "events", "streams"] as const
 export type Section = (typeof SECTIONS)[number]
 
 export interface BenchConfig {
@@ -41,13 +41,15 @@ export interface BenchConfig {
   readonly eventWrites: number
   /** Events one relay delivers in the events section. */
   readonly relayEvents: number
+  /** Issue 39's section (streams.ts): event streams open at once on one server process. */
+  readonly streams: number
   /** The PostgreSQL server of the SQL rows (the CLI on `--store postgres` and its bare baseline); none: not run. */
   readonly databaseUrl: string | undefined
 }
 
 export const usage = `Usage: npm run bench -- [options]
 
-  --only LIST            sections: cli, http, stages, micro, memory, events (BENCH_ONLY, default all); a partial run
+  --only LIST            sections: cli, http, stages, micro, memory, events, streams (BENCH_ONLY, default all); a partial run
                          writes RESULTS.partial.md
   --duration S           seconds per measured run (BENCH_DURATION, default 3)
   --warmup S             unmeasured seconds before each run (BENCH_WARMUP, default 1)
@@ -68,6 +70,7 @@ export const usage = `Usage: npm run bench -- [options]
   --event-writes N       events section: writes with an event and as many without, per SQL store; ten times
                          that on the memory store (BENCH_EVENT_WRITES, default 4000; 1000 with --quick)
   --relay-events N       events section: events one relay delivers as webhooks (BENCH_RELAY_EVENTS, default 5000)
+  --streams N            streams section: event streams open at once on one server (BENCH_STREAMS, default 1000)
   --cpu-prof-dir DIR     run the servers with --cpu-prof, profiles in DIR (BENCH_CPU_PROF_DIR)
   --results FILE         write the report there (BENCH_RESULTS)
   --database-url URL     PostgreSQL for the CLI on --store postgres, bare Fastify + pg and the events section's
@@ -95,6 +98,7 @@ const OPTIONS = {
   "max-load": "BENCH_MAX_LOAD",
   "event-writes": "BENCH_EVENT_WRITES",
   "relay-events": "BENCH_RELAY_EVENTS",
+  streams: "BENCH_STREAMS",
   "cpu-prof-dir": "BENCH_CPU_PROF_DIR",
   results: "BENCH_RESULTS",
   "database-url": "BENCH_DATABASE_URL"
@@ -177,6 +181,7 @@ export const parseBenchConfig = (
       memoryUsers: Math.round(number("memory-users", 100_000, 1)),
       eventWrites: Math.round(number("event-writes", quick ? 1000 : 4000, 100)),
       relayEvents: Math.round(number("relay-events", 5000, 1)),
+      streams: Math.round(number("streams", 1000, 1)),
       maxLoad: maxLoad === undefined ? undefined : number("max-load", 0),
       cpuProfileDir: text("cpu-prof-dir"),
       resultsPath: text("results"),

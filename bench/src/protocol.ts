@@ -123,6 +123,32 @@ export interface EventsResult {
   }
 }
 
+/** Issue 39 (streams.ts): open event streams on one server process, what reaches them and what they hold. */
+export interface StreamsResult {
+  readonly streams: number
+  /** Seconds from the first request to every stream answered 200 `text/event-stream`. */
+  readonly openSeconds: number
+  /** The server process's memory after GC, before the streams and with them all open. */
+  readonly before: { readonly rss: number; readonly heapUsed: number }
+  readonly open: { readonly rss: number; readonly heapUsed: number }
+  /** One user's change, `samples` times one after the other: from the write sent to its stream receiving it, in ms. */
+  readonly oneUser: { readonly samples: number; readonly p50Millis: number; readonly maxMillis: number }
+  /** A change per user (`streams` writes, `concurrency` at once): every stream gets its user's event. */
+  readonly perUser: {
+    readonly writes: number
+    readonly concurrency: number
+    /** From the first write sent to the last stream receiving its event. */
+    readonly seconds: number
+    readonly eventsPerSecond: number
+    /** From the last write's answer to the last stream receiving its event. */
+    readonly lastWriteToLastEventMillis: number
+    readonly p50Millis: number
+    readonly p99Millis: number
+  }
+  /** The server process's CPU (user + system) over the per-user phase, per event delivered. */
+  readonly serverCpuMicrosPerEvent: number | undefined
+}
+
 /** The frameworks of the stage table (stages.ts). */
 export type StageFramework = CliAdapter
 /** Who a stage row is: Accord, the bare framework doing the same by hand, ts-rest, or Node's own server (the floor). */
@@ -156,5 +182,8 @@ export type ChildMessage =
   | { readonly type: "micro"; readonly results: ReadonlyArray<MicroResult> }
   | { readonly type: "memory"; readonly result: MemoryResult }
   | { readonly type: "events"; readonly result: EventsResult }
+  | { readonly type: "streams"; readonly result: StreamsResult }
+  /** streams-server.ts's memory after GC, asked by its parent. */
+  | { readonly type: "usage"; readonly rss: number; readonly heapUsed: number }
   /** events.ts's webhook receiver, asked by its parent: the signed POSTs it answered. */
   | { readonly type: "received"; readonly count: number }

@@ -16,7 +16,8 @@ import {
   type EventsResult,
   type MemoryResult,
   type MicroResult,
-  type StagesResult
+  type StagesResult,
+  type StreamsResult
 } from "./protocol.js"
 
 /** Turns the measurements into the tables printed at the end and written to bench/RESULTS.md. */
@@ -76,6 +77,8 @@ export interface ReportInput {
   readonly memory: MemoryResult | undefined
   /** Issue 31's section (events.ts); undefined when not run. */
   readonly events?: EventsResult | undefined
+  /** Issue 39's section (streams.ts); undefined when not run. */
+  readonly streams?: StreamsResult | undefined
   readonly remainingCosts: string
 }
 
@@ -916,6 +919,51 @@ const eventsSection = (input: ReportInput): string => {
   ].join("\n")
 }
 
+const streamsSection = (input: ReportInput): string => {
+  const result = input.streams
+  if (result === undefined) return ""
+  const { oneUser, perUser } = result
+  const perStream = (field: "rss" | "heapUsed") =>
+    thousands(Math.round((result.open[field] - result.before[field]) / result.streams))
+  return [
+    "## Event streams (issue 39)",
+    "",
+    `${thousands(result.streams)} users each follow their events (\`followEvents\` of @accord/client/events-stream, ` +
+      "in the bench's process) from one server process (Accord on Fastify over the memory store, started with " +
+      "--expose-gc); then one user's change, one after the other, each timed from the write sent to its stream " +
+      `receiving it, the other streams open and idle; then a change per user (${perUser.concurrency} writes at ` +
+      "once), every stream receiving its user's event. Memory is the server's after GC, before the streams and with " +
+      "them all open. The client and the server share the machine's cores.",
+    "",
+    table(
+      ["figure", "value"],
+      [
+        ["streams opened in", `${fixed(result.openSeconds, 2)} s`],
+        ["server memory per open stream (RSS)", `${perStream("rss")} bytes`],
+        ["server memory per open stream (heap)", `${perStream("heapUsed")} bytes`],
+        [
+          `one user's change to its stream (${oneUser.samples} samples)`,
+          `p50 ${fixed(oneUser.p50Millis, 1)} ms, max ${fixed(oneUser.maxMillis, 1)} ms`
+        ],
+        ["a change per user: events delivered per second", thousands(Math.round(perUser.eventsPerSecond))],
+        [
+          "a change per user: from the first write to the last stream receiving its event",
+          `${fixed(perUser.seconds, 2)} s`
+        ],
+        [
+          "a change per user: from the last write's answer to the last event",
+          `${fixed(perUser.lastWriteToLastEventMillis, 1)} ms`
+        ],
+        [
+          "a change per user: each write to its stream",
+          `p50 ${fixed(perUser.p50Millis, 1)} ms, p99 ${fixed(perUser.p99Millis, 1)} ms`
+        ],
+        ["server CPU per event delivered (write included)", `${fixed(result.serverCpuMicrosPerEvent, 1)} µs`]
+      ]
+    )
+  ].join("\n")
+}
+
 export const renderReport = (input: ReportInput): { readonly console: string; readonly markdown: string } => {
   const sections = [
     cliSection(input),
@@ -927,7 +975,8 @@ export const renderReport = (input: ReportInput): { readonly console: string; re
     stagesSection(input),
     microSection(input),
     memorySection(input),
-    eventsSection(input)
+    eventsSection(input),
+    streamsSection(input)
   ].filter((part) => part !== "")
   const markdown = [
     "# Benchmark results",

@@ -20,6 +20,7 @@ import {
   type AdapterKind,
   type BenchServerKind,
   type EventsResult,
+  type StreamsResult,
   type MemoryResult,
   type MicroResult,
   type StagesResult
@@ -163,7 +164,9 @@ const estimateSeconds = (config: BenchConfig, cases: ReadonlyArray<LoadCase>): n
     // Measured: about 1 ms of wall time per SQL write pair, 0.2 ms per relayed event with its seeding, and a PGlite start.
     (config.sections.has("events")
       ? 10 + (config.eventWrites * (config.databaseUrl === undefined ? 1 : 2)) / 1000 + config.relayEvents / 5000
-      : 0)
+      : 0) +
+    // A guess until measured: the streams opened, 20 changes one after the other, a change per user.
+    (config.sections.has("streams") ? 10 + config.streams / 100 : 0)
   return initial + config.modes.length * config.rounds * perRound + servers * 1.5 + 10 + other
 }
 
@@ -428,6 +431,15 @@ const runEvents = async (): Promise<EventsResult> => {
   }
 }
 
+const runStreams = async (): Promise<StreamsResult> => {
+  const child = forkChild("streams.js", [])
+  try {
+    return (await messageOf(child, "streams")).result
+  } finally {
+    await stopChild(child)
+  }
+}
+
 const runMemory = async (): Promise<MemoryResult> => {
   const child = forkChild("memory.js", [], ["--expose-gc"])
   try {
@@ -466,6 +478,7 @@ const main = async (): Promise<void> => {
   // events.ts too; without a database URL it measures no PostgreSQL row.
   process.env["BENCH_EVENT_WRITES"] = String(config.eventWrites)
   process.env["BENCH_RELAY_EVENTS"] = String(config.relayEvents)
+  process.env["BENCH_STREAMS"] = String(config.streams)
   if (config.databaseUrl === undefined) delete process.env["BENCH_DATABASE_URL"]
   else process.env["BENCH_DATABASE_URL"] = config.databaseUrl
   const cases = loadCases(config)
@@ -485,7 +498,7 @@ const main = async (): Promise<void> => {
     for (const { scenario, connections, kinds } of cases)
       console.log(`${scenario.name}, ${connections} connections: ${kinds.join(", ")}`)
     console.log(
-      `then ${[...config.sections].filter((section) => section === "stages" || section === "micro" || section === "memory" || section === "events").join(", ") || "nothing else"}; results to ${resultsPath}`
+      `then ${[...config.sections].filter((section) => section === "stages" || section === "micro" || section === "memory" || section === "events" || section === "streams").join(", ") || "nothing else"}; results to ${resultsPath}`
     )
     if (config.sections.has("events"))
       console.log(
@@ -493,6 +506,10 @@ const main = async (): Promise<void> => {
           `${config.eventWrites} on PGlite` +
           (config.databaseUrl === undefined ? " (no --database-url: no PostgreSQL row)" : ` and on PostgreSQL`) +
           `; one relay delivering ${config.relayEvents} signed webhooks to a local receiver`
+      )
+    if (config.sections.has("streams"))
+      console.log(
+        `streams: ${config.streams} event streams open on one server, one user's change 20 times, then a change per user`
       )
     return
   }
@@ -512,6 +529,7 @@ const main = async (): Promise<void> => {
   const micro = config.sections.has("micro") ? await runMicro() : []
   const memory = config.sections.has("memory") ? await runMemory() : undefined
   const events = config.sections.has("events") ? await runEvents() : undefined
+  const streams = config.sections.has("streams") ? await runStreams() : undefined
   const report = renderReport({
     machine: {
       cpu: cpuModel(),
@@ -532,6 +550,7 @@ const main = async (): Promise<void> => {
     micro,
     memory,
     events,
+    streams,
     remainingCosts: readFileSync(join(here, "..", "remaining-costs.md"), "utf8")
   })
   console.log("\n" + report.console)

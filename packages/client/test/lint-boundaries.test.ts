@@ -50,8 +50,9 @@ describe("lint: packages/client/src", () => {
   })
 })
 
-// The default client carries nothing of effect (README, "Bundle size"): Schemas in validated.ts, effect in effect.ts.
-describe("lint: the default client's files, apart from validated.ts and effect.ts", () => {
+// The default client carries nothing of effect (README, "Bundle size"): Schemas in validated.ts and events-stream.ts,
+// effect in effect.ts.
+describe("lint: the default client's files, apart from validated.ts, effect.ts and events-stream.ts", () => {
   it.each([
     'import { Schema } from "effect"',
     'import { Effect } from "effect"',
@@ -69,14 +70,20 @@ describe("lint: the default client's files, apart from validated.ts and effect.t
       'import { operations, ProblemSchema } from "@accord/contract"\nimport { Schema } from "effect"\n' +
         "export const value = [operations, ProblemSchema, Schema]\n"
     ],
-    ["effect.ts", 'import { Context, Effect, Layer } from "effect"\nexport const value = [Context, Effect, Layer]\n']
+    ["effect.ts", 'import { Context, Effect, Layer } from "effect"\nexport const value = [Context, Effect, Layer]\n'],
+    [
+      "events-stream.ts",
+      'import { AccordEvent } from "@accord/contract"\nimport { Schema } from "effect"\n' +
+        "export const value = Schema.decodeUnknownResult(AccordEvent)\n"
+    ]
   ])("accepts effect and the Schemas in %s", async (file, code) => {
     expect(await ruleIdsFor(code, file)).toStrictEqual([])
   })
 
   it.each([
     ["validated.ts", 'import { makeAccordTestKit } from "@accord/testkit"'],
-    ["effect.ts", 'import { readFile } from "node:fs"']
+    ["effect.ts", 'import { readFile } from "node:fs"'],
+    ["events-stream.ts", 'import { createServer } from "node:http"']
   ])("still refuses what no client file may import in %s", async (file, code) => {
     expect(await ruleIdsFor(`${code}\n`, file)).toContain("no-restricted-imports")
   })

@@ -8,6 +8,8 @@ import {
   Seed,
   type UserId
 } from "@accord/domain"
+import { makeFetchHandler } from "@accord/adapter-fetch"
+import { followEvents, type EventFollower, type FollowEventsOptions } from "@accord/client/events-stream"
 import { toEventEnvelope, type AccordEvent } from "@accord/contract"
 import type { AccordRuntime } from "@accord/core"
 import { ScryptPasswordHasherLive, testScryptCost, type ScryptHasherOptions } from "@accord/node/scrypt"
@@ -39,12 +41,23 @@ export interface AccordTestKit {
    * (docs/api.md, "Events"): what a host's test asserts after running a use case, without HTTP or a receiver.
    */
   readonly events: () => Promise<ReadonlyArray<AccordEvent>>
+  /**
+   * Follows the user's events as a client does (`followEvents` from `@accord/client/events-stream`: the feed's
+   * `text/event-stream` answer, resumed with `Last-Event-ID`), by default in process: the kit's runtime behind
+   * `@accord/adapter-fetch`'s handler at `http://accord.test/api`, with the user's token. Any option of
+   * `followEvents` replaces its default: `baseUrl` (with the global `fetch` unless `fetch` is given) for a server of
+   * the host's serving `runtime`, `token` for another credential, `lastEventId`, `signal`, ...
+   */
+  readonly followEvents: (options?: Partial<FollowEventsOptions>) => EventFollower
   /** Releases the runtime; the kit is unusable afterwards. */
   readonly dispose: () => Promise<void>
 }
 
 /** A fresh random token in the Authorization token grammar (base64url), unique to this kit. */
 const newToken = (kind: string) => `${kind}_${randomBytes(24).toString("base64url")}`
+
+/** Where `kit.followEvents()` sends its requests by default: any absolute URL, the in-process handler reads the path. */
+const IN_PROCESS_BASE_URL = "http://accord.test/api"
 
 const decodeSeed = Schema.decodeUnknownResult(Seed)
 
@@ -79,6 +92,9 @@ export const makeAccordTestKit = async (options: AccordTestKitOptions = {}): Pro
   const runtime: AccordRuntime = ManagedRuntime.make(
     Layer.merge(makeMemoryStore(seed), ScryptPasswordHasherLive(options.scrypt ?? testScryptCost))
   )
+  // Made at the first in-process follower, then shared by the others.
+  let handler: ((request: Request) => Promise<Response>) | undefined
+  const inProcess = (request: Request) => (handler ??= makeFetchHandler({ runtime, prefix: "/api" }))(request)
   const paymentMethods = await runtime.runPromise(Effect.flatMap(PaymentMethods, (store) => store.listByUser(user.id)))
   return {
     runtime,
@@ -96,6 +112,14 @@ export const makeAccordTestKit = async (options: AccordTestKitOptions = {}): Pro
         recorded.push(...page)
       }
     },
+    followEvents: (options = {}) =>
+      followEvents({
+        token: userToken,
+        ...options,
+        baseUrl: options.baseUrl ?? IN_PROCESS_BASE_URL,
+        // The in-process handler only for the in-process base URL: another one is a server's, reached over the network.
+        ...(options.fetch === undefined && options.baseUrl === undefined ? { fetch: inProcess } : {})
+      }),
     dispose: () => runtime.dispose()
   }
 }

@@ -1,12 +1,19 @@
 import { makeFetchHandler } from "@accord/adapter-fetch"
 import { startFetchServer } from "@accord/adapter-fetch/node"
-import { startKoaServer } from "@accord/adapter-koa"
+import { accordExpressRouter } from "@accord/adapter-express"
+import { accordPlugin } from "@accord/adapter-fastify"
+import { accordRouter, startKoaServer } from "@accord/adapter-koa"
 import { auditTarget, nextEvent, openEventStream, parseSseBlock } from "@accord/conformance"
 import { Seed } from "@accord/domain"
 import { ScryptPasswordHasherLive, testScryptCost } from "@accord/node/scrypt"
 import { makeMemoryStore } from "@accord/store-memory"
 import { afterAll, describe, expect, it } from "@effect/vitest"
 import { Layer, ManagedRuntime, Schema } from "effect"
+import express from "express"
+import Fastify from "fastify"
+import Koa from "koa"
+import { createServer, type Server } from "node:http"
+import type { AddressInfo } from "node:net"
 
 // docs/api.md, "Events": the stream through the fetch adapter's ReadableStream (what Bun, Deno and workerd run), its
 // bounds, and the drain, which ends every stream at its start and never waits for one.
@@ -172,4 +179,69 @@ describe("the drain ends every stream and never waits for one", () => {
       await server.close()
     }
   })
+})
+
+describe("the events stream mounted in a host's app", () => {
+  const mounted = async (listen: () => Promise<{ url: string; close: () => Promise<void> }>) => {
+    const server = await listen()
+    const target = auditTarget({
+      url: `${server.url}/api`,
+      userToken: "stream-one",
+      otherUserToken: "-",
+      clientToken: "-"
+    })
+    const stream = await openEventStream(target, "stream-one")
+    try {
+      expect(stream.status).toBe(200)
+      expect(stream.headers.get("content-type")).toBe("text/event-stream")
+      expect((await stream.next())?.retry).toBe("2000")
+      await fetch(`${server.url}/api/users/v1/preferences/language/`, {
+        method: "PUT",
+        headers: { ...bearer("stream-one"), "content-type": "application/json" },
+        body: '{"language":"fr"}'
+      })
+      let event = await nextEvent(stream, "live")
+      // Earlier tests' events of this user come first: the live one is the last.
+      while (!(event.data ?? "").includes('"fr"')) event = await nextEvent(stream, "live")
+      expect(JSON.parse(event.data ?? "null")).toMatchObject({ type: "preferences.updated" })
+    } finally {
+      stream.close()
+      await server.close()
+    }
+  }
+  const listening = (server: Server): Promise<{ url: string; close: () => Promise<void> }> =>
+    new Promise((resolve) =>
+      server.listen(0, "127.0.0.1", () =>
+        resolve({
+          url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+          close: () =>
+            new Promise((done) => {
+              server.closeAllConnections()
+              server.close(() => done())
+            })
+        })
+      )
+    )
+
+  it("Koa's accordRouter", () =>
+    mounted(() => {
+      const app = new Koa()
+      app.use(accordRouter({ runtime }).routes())
+      return listening(createServer(app.callback()))
+    }))
+
+  it("Fastify's accordPlugin", () =>
+    mounted(async () => {
+      const app = Fastify()
+      await app.register(accordPlugin, { prefix: "/api", runtime })
+      const url = await app.listen({ port: 0, host: "127.0.0.1" })
+      return { url, close: () => app.close() }
+    }))
+
+  it("Express's accordExpressRouter", () =>
+    mounted(() => {
+      const app = express()
+      app.use("/api", accordExpressRouter({ runtime }))
+      return listening(createServer(app))
+    }))
 })

@@ -5,6 +5,7 @@ import {
   makeNodeRelay,
   responsePayload,
   toHttpRequest,
+  writeNodeResponse,
   type NodeRelay
 } from "@accord/node/bridge"
 import { serve, type RunningServer, type StandaloneServerOptions } from "@accord/node/server"
@@ -34,6 +35,13 @@ const bodyOf = (request: FastifyRequest): Readable => (request.body instanceof R
  */
 const relay = async (handler: HttpHandler, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
   const response = await handler(toHttpRequest(request.raw, bodyOf(request), reply.raw))
+  if (response.stream !== undefined) {
+    // An event stream is written on Node's response as it comes: Fastify's reply (and a host's compression) would
+    // buffer it (docs/api.md, "Events").
+    reply.hijack()
+    writeNodeResponse(request.raw, reply.raw, response)
+    return reply
+  }
   closeIfBodyUnread(request.raw, reply.raw)
   return reply.code(response.status).headers(response.headers).send(responsePayload(response.body))
 }

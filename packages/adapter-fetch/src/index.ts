@@ -1,4 +1,10 @@
-import { type HttpHandlerOptions, type HttpRequest, type HttpResponse, makeHttpHandler } from "@accord/core"
+import {
+  type HttpHandlerOptions,
+  type HttpRequest,
+  type HttpResponse,
+  makeHttpHandler,
+  type StreamedBody
+} from "@accord/core"
 import { readFetchBody } from "./read-body.js"
 
 // Accord as a WinterCG fetch handler, on WHATWG Request/Response only: no Node API here, so that it runs on Bun, Deno,
@@ -26,6 +32,38 @@ export const fromFetchRequest = (request: Request, path: string = pathOf(request
   readBody: (limit) => readFetchBody(request, limit)
 })
 
+const utf8 = new TextEncoder()
+
+/**
+ * A streamed answer (an event stream, docs/api.md "Events") as a fetch Response over a ReadableStream: each chunk
+ * enqueued as it comes (the runtimes send each at once), closed when the stream ends, the stream stopped when the
+ * client cancels it.
+ */
+const toFetchStream = (response: HttpResponse, stream: StreamedBody): Response => {
+  let stop: (() => void) | undefined
+  let done = false
+  const body = new ReadableStream<Uint8Array>({
+    start: (controller) => {
+      stop = stream.start(
+        (chunk) => {
+          if (!done) controller.enqueue(utf8.encode(chunk))
+        },
+        () => {
+          if (done) return
+          done = true
+          controller.close()
+        }
+      )
+    },
+    cancel: () => {
+      if (done) return
+      done = true
+      stop?.()
+    }
+  })
+  return new Response(body, { status: response.status, headers: response.headers })
+}
+
 /**
  * workerd's own `ResponseInit` member: with a `Content-Encoding` header and without `encodeBody: "manual"`, Workers
  * compress the body themselves, so a precompressed docs file would go out compressed twice. Other runtimes ignore it.
@@ -39,6 +77,7 @@ interface WorkerdResponseInit extends ResponseInit {
  * in the coding its `Content-Encoding` names (docs/api.md, "The docs page's files").
  */
 export const toFetchResponse = (response: HttpResponse): Response => {
+  if (response.stream !== undefined) return toFetchStream(response, response.stream)
   const init: WorkerdResponseInit =
     response.headers["content-encoding"] === undefined
       ? { status: response.status, headers: response.headers }

@@ -4,7 +4,8 @@ import {
   makeNodeHttpHandler,
   makeNodeRelay,
   responsePayload,
-  toHttpRequest
+  toHttpRequest,
+  writeNodeResponse
 } from "@accord/node/bridge"
 import { serve, type RunningServer, type StandaloneServerOptions } from "@accord/node/server"
 import Router from "@koa/router"
@@ -13,6 +14,12 @@ import Koa, { type Context } from "koa"
 /** Relays the request to the core (which reads the body itself, JSON only) and its response back verbatim. */
 const relay = async (handler: HttpHandler, ctx: Context): Promise<void> => {
   const response = await handler(toHttpRequest(ctx.req, ctx.req, ctx.res))
+  if (response.stream !== undefined) {
+    // An event stream is written on Node's response as it comes (no Koa body, no compression of the host's).
+    ctx.respond = false
+    writeNodeResponse(ctx.req, ctx.res, response)
+    return
+  }
   closeIfBodyUnread(ctx.req, ctx.res)
   ctx.status = response.status
   const payload = responsePayload(response.body)

@@ -101,7 +101,11 @@ describe("the audits", () => {
       "ACC-size-chunked",
       "ACC-body-ignored-on-get-head-options",
       "ACC-head-headers-like-get",
-      "ACC-payment-methods-set-default-repeat"
+      "ACC-payment-methods-set-default-repeat",
+      "ACC-events-stream-replay-live",
+      "ACC-events-stream-heartbeat",
+      "ACC-events-stream-refusals",
+      "ACC-events-stream-limit"
     ])
     for (const audit of raw) expect((await runAudit(audit, target)).reason).toMatch(/^needs HTTP\/1\.1 framing/)
     for (const audit of httpAudits.filter((audit) => audit.needs.includes("wire")))

@@ -22,6 +22,8 @@ export interface Applies {
   readonly query?: true
   readonly conditional?: ReadonlyArray<Conditional>
   readonly drains?: true
+  /** Only an operation with a streamed representation (`stream`). */
+  readonly stream?: true
 }
 
 /** A request header a check reads, as the OpenAPI document's parameter describes it, by conditional kind. */
@@ -126,6 +128,13 @@ export const PIPELINE = [
     answerHeaders: InsufficientScope.headers
   }),
   pipelineCheck({
+    id: "accept",
+    refuses: "an Accept that names neither application/json nor text/event-stream, on an operation that streams",
+    perOperation: true,
+    appliesTo: { stream: true },
+    codes: ["not_acceptable"]
+  }),
+  pipelineCheck({
     id: "if-match-required",
     refuses: "a write without If-Match on a server that requires it (--require-if-match)",
     perOperation: true,
@@ -184,6 +193,15 @@ export const PIPELINE = [
     }
   }),
   pipelineCheck({
+    id: "streams",
+    refuses:
+      "a stream past the server's bound: per credential (default 5, 429 too_many_streams) or in total (default 1000, 503)",
+    perOperation: true,
+    appliesTo: { stream: true },
+    codes: ["too_many_streams", "unavailable"],
+    answerHeaders: { "Retry-After": RETRY_AFTER_HEADER }
+  }),
+  pipelineCheck({
     id: "if-none-match",
     refuses: "nothing: a read whose If-None-Match matches is 304 Not Modified, with no body",
     perOperation: true,
@@ -219,6 +237,7 @@ export interface ProblemCodeSource {
   readonly errors: ReadonlyArray<DomainErrorTag>
   readonly conditional?: Conditional | undefined
   readonly unavailableWhileDraining?: boolean
+  readonly stream?: unknown
 }
 
 /** Whether some member of `A` is among `B` (a union on the erased view: any may be). */
@@ -231,8 +250,9 @@ type Holds<P, O extends ProblemCodeSource> = [
   P extends { readonly params: true } ? ([O["params"]] extends [undefined] ? false : true) : true,
   P extends { readonly query: true } ? ([O["query"]] extends [undefined] ? false : true) : true,
   P extends { readonly conditional: ReadonlyArray<infer C> } ? Overlaps<O["conditional"], C> : true,
-  P extends { readonly drains: true } ? Overlaps<O["unavailableWhileDraining"], true> : true
-] extends [true, true, true, true, true, true]
+  P extends { readonly drains: true } ? Overlaps<O["unavailableWhileDraining"], true> : true,
+  P extends { readonly stream: true } ? ([O["stream"]] extends [undefined] ? false : true) : true
+] extends [true, true, true, true, true, true, true]
   ? true
   : false
 
@@ -256,7 +276,7 @@ export type ProblemCodeOf<O extends ProblemCodeSource> =
 
 /** Whether `check` applies to `operation` (its `Applies`, read as `Holds` reads it in the types). */
 export const appliesTo = (check: PipelineCheck, operation: ProblemCodeSource): boolean => {
-  const { access, body, params, query, conditional, drains } = check.appliesTo
+  const { access, body, params, query, conditional, drains, stream } = check.appliesTo
   if (access !== undefined && !access.includes(operation.access)) return false
   if (body === true && operation.body === undefined) return false
   if (params === true && operation.params === undefined) return false
@@ -267,6 +287,7 @@ export const appliesTo = (check: PipelineCheck, operation: ProblemCodeSource): b
   )
     return false
   if (drains === true && operation.unavailableWhileDraining !== true) return false
+  if (stream === true && operation.stream === undefined) return false
   return true
 }
 

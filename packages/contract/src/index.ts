@@ -34,6 +34,7 @@ export {
   type RecordsTouched,
   type Route,
   type SuccessEncodedOf,
+  type StreamSpec,
   type SuccessSpec,
   type SuccessValueOf,
   type TypedOperation,

@@ -70,6 +70,30 @@ const conditionalParameters = (operation: Operation): ReadonlyArray<JsonObject> 
     schema: { type: "string" }
   }))
 
+/** What the streamed representation is, on the wire (docs/api.md, "Events"). */
+const STREAM_DESCRIPTION =
+  "Server-Sent Events: `retry: 2000` first, then one block per event, `id: <its id>` and `data: <its envelope as JSON>`, and a `: heartbeat` comment every 15 seconds (by default). Resume with Last-Event-ID."
+
+/** The request headers of an operation that streams: which representation, and where a stream resumes. */
+const STREAM_PARAMETERS: ReadonlyArray<JsonObject> = [
+  {
+    name: "Accept",
+    in: "header",
+    required: false,
+    description:
+      "text/event-stream for the live stream of the same items (Server-Sent Events); application/json or none for the JSON answer; anything else is 406 not_acceptable.",
+    schema: { type: "string" }
+  },
+  {
+    name: "Last-Event-ID",
+    in: "header",
+    required: false,
+    description:
+      "With text/event-stream: the id of the last event received; the stream resumes after it (before the after query). Validated as after.",
+    schema: { type: "string" }
+  }
+]
+
 /** The headers an operation's problems with `status` carry (checks.ts), as OpenAPI response headers. */
 const errorHeaders = (operation: Operation, status: number): JsonObject =>
   Object.fromEntries(
@@ -144,6 +168,7 @@ export const makeOpenApiDocument = (options: { readonly serverUrl: string }): Js
     for (const operation of route.operations) {
       if (operation.success.schema !== undefined) named.push(operation.success.schema)
       if (operation.body !== undefined) named.push(operation.body.schema)
+      if (operation.stream !== undefined) named.push(operation.stream.schema)
     }
   }
   for (const type of EVENT_TYPES) named.push(EVENT_ENVELOPES[type])
@@ -200,7 +225,24 @@ export const makeOpenApiDocument = (options: { readonly serverUrl: string }): Js
         description: REASON_PHRASES[status],
         headers: successHeaders,
         ...(schema !== undefined && {
-          content: { "application/json": { schema: schemaOf(schema), example: docsOf(operation).successExample } }
+          content: {
+            "application/json": { schema: schemaOf(schema), example: docsOf(operation).successExample },
+            // The streamed representation (docs/api.md, "Events"), its schema one event of the stream (OpenAPI 3.2's
+            // `itemSchema`, which 3.1 does not have): its `id` and its `data`, one item.
+            ...(operation.stream !== undefined && {
+              [operation.stream.mediaType]: {
+                schema: {
+                  type: "object",
+                  description: STREAM_DESCRIPTION,
+                  required: ["id", "data"],
+                  properties: {
+                    id: { type: "string", description: "The item's id: the cursor a client resumes after" },
+                    data: schemaOf(operation.stream.schema)
+                  }
+                }
+              }
+            })
+          }
         })
       }
     }
@@ -230,11 +272,15 @@ export const makeOpenApiDocument = (options: { readonly serverUrl: string }): Js
       summary: docs.summary,
       description: docs.description,
       ...(credentialed ? { security: [{ bearerAuth: [] }] } : { security: [] }),
-      ...((pathParams.length > 0 || queryParams.length > 0 || operation.conditional !== undefined) && {
+      ...((pathParams.length > 0 ||
+        queryParams.length > 0 ||
+        operation.conditional !== undefined ||
+        operation.stream !== undefined) && {
         parameters: [
           ...pathParams.map((name) => parameterObject(operation, "params", name)),
           ...queryParams.map((name) => parameterObject(operation, "query", name)),
-          ...conditionalParameters(operation)
+          ...conditionalParameters(operation),
+          ...(operation.stream === undefined ? [] : STREAM_PARAMETERS)
         ]
       }),
       ...(operation.body !== undefined && {

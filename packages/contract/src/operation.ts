@@ -39,6 +39,18 @@ export interface BodySpec<S extends Schema.Decoder<unknown> = Schema.Decoder<unk
 export type SuccessSpec<S extends Schema.Top = Schema.Codec<unknown, unknown>> =
   { readonly status: 200 | 201; readonly schema: S } | { readonly status: 204; readonly schema?: undefined }
 
+/**
+ * A second representation of a GET's answer, streamed (docs/api.md, "Events"): Server-Sent Events, each event's
+ * `data` one item of `schema` as JSON and its `id` the item's cursor, answered when the request's `Accept` prefers
+ * `text/event-stream`; a resume point in `Last-Event-ID` (else the `after` query). The JSON answer stays the default.
+ */
+export interface StreamSpec<S extends Schema.Top = Schema.Top> {
+  readonly mediaType: "text/event-stream"
+  readonly schema: S
+  /** The query parameter `Last-Event-ID` stands for (the cursor), decoded by its Schema when sent as the header. */
+  readonly resumeParameter: string
+}
+
 /** Path parameters: a Struct of their Schemas, by name; a value one refuses is 404 `not_found`. */
 export type ParamsSchema = Schema.Decoder<unknown> & { readonly fields: Readonly<Record<string, Schema.Top>> }
 
@@ -119,6 +131,8 @@ export interface OperationSpec {
   /** Query parameters and their Schemas (a GET's); absent: the query is ignored, as it always was. */
   readonly query?: QuerySchema
   readonly success: SuccessSpec
+  /** Its answer also as a stream of items (a GET's second representation); absent: JSON only. */
+  readonly stream?: StreamSpec
   /**
    * The domain errors an implementation may fail with (by tag; domain-errors.ts gives each its answer); its problem
    * codes and the OpenAPI errors derive from this list.
@@ -153,6 +167,8 @@ export interface Operation {
   readonly query: QuerySchema | undefined
   /** Its Schema undefined for a 204, which has no body. */
   readonly success: SuccessSpec<Schema.Top>
+  /** Undefined when the operation answers JSON only. */
+  readonly stream: StreamSpec | undefined
   readonly errors: ReadonlyArray<DomainErrorTag>
   /** Answered 503 `unavailable` while the host drains, before anything runs (a readiness probe). */
   readonly unavailableWhileDraining: boolean
@@ -179,6 +195,7 @@ export type TypedOperation<S extends OperationSpec = OperationSpec> = Operation 
   readonly params: OperationSpec extends S ? ParamsSchema | undefined : Written<S, "params">
   readonly query: OperationSpec extends S ? QuerySchema | undefined : Written<S, "query">
   readonly success: S["success"]
+  readonly stream: OperationSpec extends S ? StreamSpec | undefined : Written<S, "stream">
   readonly errors: S["errors"]
   readonly conditional: OperationSpec extends S ? Conditional | undefined : Written<S, "conditional">
   readonly unavailableWhileDraining: OperationSpec extends S
@@ -232,6 +249,7 @@ export const defineOperation = <const S extends OperationSpec>(spec: S & Consist
     params: spec.params,
     query: spec.query,
     success: spec.success,
+    stream: spec.stream,
     errors: spec.errors,
     unavailableWhileDraining: spec.unavailableWhileDraining ?? false,
     conditional: spec.conditional,

@@ -41,6 +41,10 @@ export const PROBLEMS = {
   insufficient_scope: { status: 403, detail: "This credential may not use this operation." },
   not_found: { status: 404, detail: "No resource exists at this address." },
   method_not_allowed: { status: 405, detail: "This method is not allowed here; see the Allow header." },
+  not_acceptable: {
+    status: 406,
+    detail: "None of the media types the Accept header names is available here: application/json or text/event-stream."
+  },
   payload_too_large: {
     status: 413,
     detail: {
@@ -57,6 +61,10 @@ export const PROBLEMS = {
     }
   },
   rate_limited: { status: 429, detail: "Too many requests with this credential; retry later." },
+  too_many_streams: {
+    status: 429,
+    detail: "This credential has as many event streams open as the server allows; close one or retry later."
+  },
   precondition_failed: {
     status: 412,
     detail: "The resource has changed since the If-Match entity tag was read; read it again."
@@ -70,7 +78,8 @@ export const PROBLEMS = {
     status: 503,
     detail: {
       retryLater: "The service cannot answer right now; retry later.",
-      draining: "The service is shutting down and takes no new requests; retry later."
+      draining: "The service is shutting down and takes no new requests; retry later.",
+      streams: "The server has as many event streams open as it allows; retry later."
     }
   },
   internal: { status: 500, detail: "An unexpected error occurred." },
@@ -123,6 +132,7 @@ export const REASON_PHRASES: Readonly<Record<number, string>> = {
   403: "Forbidden",
   404: "Not Found",
   405: "Method Not Allowed",
+  406: "Not Acceptable",
   408: "Request Timeout",
   412: "Precondition Failed",
   413: "Content Too Large",

@@ -13,10 +13,11 @@ import {
   listUserEvents,
   setDefaultPaymentMethod,
   StoreAdmin,
-  updateLanguagePreferences
+  updateLanguagePreferences,
+  EventStore
 } from "@accord/domain"
 import { Effect } from "effect"
-import { ifMatchOn, type Implementations } from "./http/implementation.js"
+import { ifMatchOn, type Implementations, type StreamImplementations } from "./http/implementation.js"
 
 // Accord's implementation map: each operation of @accord/contract bound to its use case, its input mapped from the
 // wire to the domain and its record back (the contract's mappers). `makeHttpHandler` takes it by default; a test or a
@@ -53,4 +54,18 @@ export const accordImplementations: Implementations = {
   health: () => pingStore,
   liveness: () => LIVE,
   readiness: () => pingStore
+}
+
+/**
+ * Accord's stream implementations: the feed's events, live (docs/api.md, "Events"), each item the feed's element (its
+ * envelope) and its id the feed's cursor; woken by the store's subscription.
+ */
+export const accordStreamImplementations: StreamImplementations = {
+  listEvents: {
+    page: (userId, after, limit) =>
+      Effect.map(listUserEvents(userId, after, limit), (events) =>
+        events.map((recorded) => ({ id: recorded.id, item: toEventEnvelope(recorded) }))
+      ),
+    subscribe: (userId, wake) => EventStore.use((events) => events.subscribe(userId, wake))
+  }
 }

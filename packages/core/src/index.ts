@@ -25,12 +25,32 @@ export type {
   HttpTracing,
   RequestLog,
   StaticAsset,
-  StaticAssetEncodings
+  StaticAssetEncodings,
+  EventStreamOptions,
+  StreamedBody
 } from "./http/types.js"
 
 // The implementation map: each operation bound to what runs it
-export { accordImplementations } from "./implementations.js"
-export type { CallerOf, DeclaredErrorOf, Implementation, Implementations, InputOf } from "./http/implementation.js"
+export { accordImplementations, accordStreamImplementations } from "./implementations.js"
+export type {
+  CallerOf,
+  DeclaredErrorOf,
+  Implementation,
+  Implementations,
+  InputOf,
+  StreamedItem,
+  StreamImplementation,
+  StreamImplementations
+} from "./http/implementation.js"
+export {
+  DEFAULT_HEARTBEAT_MS,
+  DEFAULT_REREAD_MS,
+  DEFAULT_STREAMS_PER_CREDENTIAL,
+  DEFAULT_STREAMS_TOTAL,
+  EVENT_STREAM_TYPE,
+  eventBlock
+} from "./http/event-stream.js"
+export { negotiateStream } from "./http/accept.js"
 
 // Problems, as the pipeline and @accord/node's own refusals make them
 export { MAX_LISTED_FIELD_ISSUES, problem, problemBody, problemOf, type Problem } from "./http/problem.js"

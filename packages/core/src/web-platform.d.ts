@@ -24,3 +24,7 @@ declare class URLSearchParams implements Iterable<[string, string]> {
   constructor(init?: string)
   [Symbol.iterator](): Iterator<[string, string]>
 }
+
+/** Timers: an event stream's heartbeat and its periodic read (event-stream.ts). */
+declare function setInterval(handler: () => void, ms: number): unknown
+declare function clearInterval(id: unknown): void

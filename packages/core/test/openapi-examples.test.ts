@@ -40,6 +40,14 @@ const handler = makeHttpHandler({
 })
 const limited = makeHttpHandler({ runtime, rateLimit: { consume: () => Promise.resolve(3) } })
 const requiring = makeHttpHandler({ runtime, requireIfMatch: true })
+// A stream past the credential's bound: none allowed, its first page empty.
+const streamsFull = makeHttpHandler({
+  runtime,
+  eventStreams: { perCredential: 0 },
+  streamImplementations: {
+    listEvents: { page: () => Effect.succeed([]), subscribe: () => Effect.succeed(() => undefined) }
+  }
+})
 
 const USER = { authorization: "Bearer user-token" }
 const JSON_USER = { ...USER, "content-type": "application/json" }
@@ -70,6 +78,8 @@ const REQUESTS: { readonly [C in keyof typeof PROBLEM_EXAMPLES]?: readonly [Http
   insufficient_scope: [{ method: "GET", path: PREFERENCES, headers: { authorization: "Bearer client-token" } }],
   not_found: [{ method: "PUT", path: METHOD("pm_gone"), headers: USER }],
   method_not_allowed: [{ method: "DELETE", path: PREFERENCES, headers: USER }],
+  not_acceptable: [{ method: "GET", path: EVENTS, headers: { ...USER, accept: "text/html" } }],
+  too_many_streams: [{ method: "GET", path: EVENTS, headers: { ...USER, accept: "text/event-stream" } }, streamsFull],
   payload_too_large: [{ method: "PUT", path: PREFERENCES, ...withBody(JSON_USER, " ".repeat(16385)) }],
   unsupported_media_type: [
     { method: "PUT", path: PREFERENCES, ...withBody({ ...USER, "content-type": "text/plain" }, "{}") }

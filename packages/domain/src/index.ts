@@ -109,6 +109,7 @@ export { createPublicPlanEntry } from "./use-cases/create-public-plan-entry.js"
 export { getLanguagePreferences, updateLanguagePreferences } from "./use-cases/language-preferences.js"
 export { listPaymentMethods, setDefaultPaymentMethod } from "./use-cases/payment-methods.js"
 export { listUserEvents } from "./use-cases/events.js"
+export { EventWakeups } from "./event-wakeups.js"
 export {
   exponentialBackoff,
   relayEvents,

@@ -48,6 +48,11 @@ export interface AccordMetrics extends MetricsHooks {
    * limiter with a store (cluster, PostgreSQL, Redis) is observed.
    */
   readonly observeRateLimit: (stats: () => SharedLimiterStats) => void
+  /** The events streams' gauge and counter (docs/operations.md, "Live events"), for `EventStreamOptions`. */
+  readonly eventStreams: {
+    readonly onOpenChange: (delta: 1 | -1) => void
+    readonly onEventsSent: (count: number) => void
+  }
 }
 
 /** What the event metrics read from the store when scraped. */
@@ -159,6 +164,17 @@ export const createMetrics = (registry: Registry = new Registry()): AccordMetric
     )
   }
 
+  const streamsOpen = new Gauge({
+    name: "accord_events_streams_open",
+    help: "Events streams (GET events with Accept: text/event-stream) open now.",
+    registers
+  })
+  const streamEvents = new Counter({
+    name: "accord_events_stream_events_sent_total",
+    help: "Events sent on events streams (replayed and live).",
+    registers
+  })
+
   collectDefaultMetrics({ register: registry })
 
   return {
@@ -173,6 +189,10 @@ export const createMetrics = (registry: Registry = new Registry()): AccordMetric
     // No duration: Node or the guard answered before the handler took the request (as in its log line).
     onClientError: (log: ClientErrorLog) =>
       requests.inc({ method: methodLabel(log.method), route: UNMATCHED_ROUTE, status: log.status }),
+    eventStreams: {
+      onOpenChange: (delta) => streamsOpen.inc(delta),
+      onEventsSent: (count) => streamEvents.inc(count)
+    },
     observeHashing: (load) => {
       hashing = load
     },

@@ -455,6 +455,30 @@ export const serverOptions = {
     secret: true,
     help: 'the webhooks\' `whsec_` signing secret (base64 of 16 bytes or more: `"whsec_$(openssl rand -base64 32)"` makes one), several separated by spaces during a rotation (each delivery is signed with every one); required with `--webhook-url`'
   }),
+  eventsStreamHeartbeatSeconds: option({
+    group: group.events,
+    flag: "events-stream-heartbeat-seconds",
+    env: "EVENTS_STREAM_HEARTBEAT_SECONDS",
+    type: integer(1, 3600, "SECONDS"),
+    default: 15,
+    help: 'how often an open events stream sends a `: heartbeat` comment, so that proxies keep it (docs/api.md, "Events")'
+  }),
+  eventsStreamsPerCredential: option({
+    group: group.events,
+    flag: "events-streams-per-credential",
+    env: "EVENTS_STREAMS_PER_CREDENTIAL",
+    type: integer(1, 1_000_000),
+    default: 5,
+    help: "events streams one credential may hold open; past it 429 `too_many_streams`"
+  }),
+  eventsStreamsMax: option({
+    group: group.events,
+    flag: "events-streams-max",
+    env: "EVENTS_STREAMS_MAX",
+    type: integer(1, 1_000_000),
+    default: 1000,
+    help: "events streams one process holds open in total; past it 503 `unavailable`"
+  }),
   webhookConnectTimeoutMs: option({
     group: group.events,
     flag: "webhook-connect-timeout-ms",

@@ -327,6 +327,12 @@ export const startAccord = async (config: AccordConfig, options: StartOptions = 
       requireIfMatch: config.requireIfMatch,
       drainTimeoutMs: config.drainTimeoutMs,
       maxConnections: config.maxConnections,
+      eventStreams: {
+        heartbeatMs: config.eventsStreamHeartbeatSeconds * 1000,
+        perCredential: config.eventsStreamsPerCredential,
+        total: config.eventsStreamsMax,
+        ...metering?.metrics.eventStreams
+      },
       docs: loadApiReference(),
       ...(tracing !== undefined && { tracing: tracing.http }),
       ...hooks,

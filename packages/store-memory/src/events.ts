@@ -3,6 +3,7 @@ import {
   type DeliveryStatus,
   type DomainEvent,
   EventStore,
+  EventWakeups,
   newEventId,
   ownerOf,
   type PendingDelivery,
@@ -47,6 +48,8 @@ export class MemoryEventLog {
   /** Each sink's failed deliveries, counted. */
   private readonly failedBySink = new Map<string, number>()
   private readonly counts: Record<DeliveryStatus, number> = { pending: 0, delivered: 0, failed: 0 }
+  /** The live streams waiting for an owner's next event (`EventStore.subscribe`). */
+  readonly wakeups = new EventWakeups()
 
   append(events: ReadonlyArray<DomainEvent>): void {
     for (const event of events) {
@@ -64,6 +67,8 @@ export class MemoryEventLog {
         const owned = this.byOwner.get(owner)
         if (owned === undefined) this.byOwner.set(owner, [position])
         else owned.push(position)
+        // In a microtask: the write's step has ended by then, so a woken reader sees the event.
+        this.wakeups.wake(owner)
       }
     }
   }
@@ -248,6 +253,7 @@ export const makeEventStore = (log: MemoryEventLog) =>
         const page = log.listByOwner(owner, after, limit)
         return page === undefined ? Effect.fail(unknownCursor) : Effect.succeed(page)
       }),
+    subscribe: (owner, wake) => Effect.sync(() => log.wakeups.subscribe(owner, wake)),
     list: (after, limit) =>
       Effect.suspend(() => {
         const page = log.list(after, limit)

@@ -3,6 +3,7 @@ import {
   type DeliveryStatus,
   type DomainEvent,
   EventStore,
+  EventWakeups,
   isIssuedEventId,
   newEventId,
   ownerOf,
@@ -80,6 +81,17 @@ const readablePage = (
       : Effect.map(readablePage(report, fetch, last.key, limit - read.length), (more) => [...read, ...more])
   })
 
+/** The channel every process's live streams listen on (docs/api.md, "Events"); the payload is the event's owner. */
+export const EVENTS_CHANNEL = "accord_events"
+
+/**
+ * The owner column's value `owner` (a parameter), with a notification of it on `EVENTS_CHANNEL` issued by the same
+ * statement: PostgreSQL delivers it when, and only if, the write commits. The CASE evaluates pg_notify (volatile,
+ * never folded) for the row it inserts and yields the owner either way.
+ */
+const notifying = (owner: string): string =>
+  `CASE WHEN pg_notify('${EVENTS_CHANNEL}', ${owner}::text) IS NULL THEN ${owner}::text ELSE ${owner}::text END`
+
 /** The `event` column of a domain event: everything but its instant. */
 const storedJson = (event: DomainEvent): string => JSON.stringify(storedEventOf(event))
 
@@ -105,7 +117,7 @@ export const eventCtes = (
       `sequence_${index} AS (INSERT INTO event_subjects (subject, last_sequence) SELECT $${n}, 1${from}
         ON CONFLICT (subject) DO UPDATE SET last_sequence = event_subjects.last_sequence + 1 RETURNING last_sequence)`,
       `event_${index} AS (INSERT INTO events (id, subject, sequence, owner, event, at)
-        SELECT $${n + 1}::uuid, $${n}, last_sequence, $${n + 2}, $${n + 3}::jsonb, $${n + 4}::timestamptz
+        SELECT $${n + 1}::uuid, $${n}, last_sequence, ${ownerOf(event) === undefined ? `$${n + 2}` : notifying(`$${n + 2}`)}, $${n + 3}::jsonb, $${n + 4}::timestamptz
         FROM sequence_${index})`
     )
     params.push(subjectOf(event), newEventId(), ownerOf(event) ?? null, storedJson(event), event.at)
@@ -141,8 +153,15 @@ const cursorPosition = (
 
 const countOf = (rows: ReadonlyArray<{ readonly count: number }>): number => rows[0]?.count ?? 0
 
-export const makeEventStore = (sql: SqlExecutor, onUnreadable: OnUnreadableEvent = logUnreadable) =>
+export const makeEventStore = (
+  sql: SqlExecutor,
+  onUnreadable: OnUnreadableEvent = logUnreadable,
+  wakeups: EventWakeups = new EventWakeups()
+) =>
   EventStore.of({
+    // Woken by the database's notifications where the executor listens (`SqlExecutor.listen`); the stream's own
+    // periodic read covers every other case (docs/api.md, "Events").
+    subscribe: (owner, wake) => Effect.sync(() => wakeups.subscribe(owner, wake)),
     // A user's events share their subject (`users/<id>`): its sequence orders them.
     listByOwner: (owner, after, limit) =>
       Effect.flatMap(

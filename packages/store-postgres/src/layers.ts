@@ -2,7 +2,8 @@ import { statfsSync } from "node:fs"
 import { Effect, Layer, type Scope } from "effect"
 import { PGlite } from "@electric-sql/pglite"
 import pg from "pg"
-import type { StoreServices, Unavailable } from "@accord/domain"
+import { EventWakeups, type StoreServices, type Unavailable } from "@accord/domain"
+import { EVENTS_CHANNEL } from "./events.js"
 import { holdDataDir, holdsDatabase, reasonOf, type DataDirError, DataDirUnusable } from "./data-dir.js"
 import { applyMigrations, quoteSchema, type InvalidSchemaName, type MigrationReport } from "./migrations.js"
 import { makePgliteExecutor, type PgliteDatabase } from "./pglite-executor.js"
@@ -132,6 +133,61 @@ const openPool = (options: PostgresStoreOptions, boundStatements: boolean) =>
     ).pipe(Effect.map(({ pool }) => pool))
   })
 
+/** How long a lost notification connection waits before it connects again. */
+const RELISTEN_DELAY_MS = 1000
+
+/**
+ * One connection of its own that LISTENs on `EVENTS_CHANNEL` for as long as the scope, waking the owner each
+ * notification names (docs/api.md, "Events": a commit in any process reaches every process's streams). A lost
+ * connection is opened again after `RELISTEN_DELAY_MS`, and every stream is woken then: what was notified meanwhile
+ * is read from the outbox, the truth. Never fails the store's start: the streams' periodic read covers an outage.
+ */
+const listenForEvents = (options: PostgresStoreOptions) =>
+  Effect.gen(function* () {
+    const quoted = options.schema === undefined ? undefined : yield* quoteSchema(options.schema)
+    const wakeups = new EventWakeups()
+    let stopped = false
+    let client: pg.Client | undefined
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const connect = (): void => {
+      if (stopped) return
+      const next = new pg.Client({
+        connectionString: options.connectionString,
+        keepAlive: true,
+        keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
+        connectionTimeoutMillis: options.connectionTimeoutMs ?? queryTimeoutOf(options)
+      })
+      client = next
+      let retried = false
+      const retry = (): void => {
+        if (retried || stopped) return
+        retried = true
+        next.removeAllListeners("notification")
+        void next.end().catch(() => {})
+        timer = setTimeout(connect, RELISTEN_DELAY_MS)
+      }
+      next.on("error", retry)
+      next.on("end", retry)
+      next.on("notification", (message) => {
+        if (message.payload !== undefined) wakeups.wake(message.payload)
+      })
+      next
+        .connect()
+        .then(() => (quoted === undefined ? undefined : next.query(`SET search_path TO ${quoted}`)))
+        .then(() => next.query(`LISTEN ${EVENTS_CHANNEL}`))
+        .then(() => wakeups.wakeAll())
+        .catch(retry)
+    }
+    yield* Effect.acquireRelease(Effect.sync(connect), () =>
+      Effect.promise(async () => {
+        stopped = true
+        clearTimeout(timer)
+        await client?.end().catch(() => {})
+      })
+    )
+    return wakeups
+  })
+
 /** The store's pool, its statements bounded on the server by the query timeout (see `PostgresStoreOptions`). */
 export const makePgPool = (options: PostgresStoreOptions) => openPool(options, true)
 /**
@@ -169,13 +225,14 @@ export const PostgresStoreLive = (
       const { observePool: _storePoolOnly, onStoreFull, ...connection } = options
       yield* migrate(connection)
       const pool = yield* makePgPool(options)
+      const eventWakeups = yield* listenForEvents(options)
       return yield* makeSqlStore(
         makePoolExecutor(pool, {
           queryTimeoutMs: queryTimeoutOf(options),
           ...(onStoreFull !== undefined && { onStoreFull })
         }),
         // No write waits for its record's turn longer than any statement may take.
-        { ...options, turnWaitMs: options.turnWaitMs ?? queryTimeoutOf(options) }
+        { ...options, turnWaitMs: options.turnWaitMs ?? queryTimeoutOf(options), eventWakeups }
       )
     })
   )
@@ -277,7 +334,11 @@ const reopenerOf = (
  * (docs/operations.md, "The PGlite store").
  */
 export const PgliteStoreLive = (options: PgliteStoreOptions = {}): Layer.Layer<StoreServices, DataDirError> =>
-  Layer.effectContext(Effect.flatMap(openPglite(options), ({ executor }) => makeSqlStore(executor, options)))
+  Layer.effectContext(
+    Effect.flatMap(openPglite(options), ({ executor, eventWakeups }) =>
+      makeSqlStore(executor, { ...options, eventWakeups })
+    )
+  )
 
 /**
  * Brings a PGlite data directory (created and initialised when missing) up to the latest migration, then closes it:
@@ -291,7 +352,11 @@ export const migrateDataDir = (
 /** PGlite opened (its data directory held) and migrated, for as long as the scope. */
 export const openPglite = (
   options: PgliteStoreOptions
-): Effect.Effect<{ readonly executor: SqlExecutor; readonly report: MigrationReport }, DataDirError, Scope.Scope> =>
+): Effect.Effect<
+  { readonly executor: SqlExecutor; readonly report: MigrationReport; readonly eventWakeups: EventWakeups },
+  DataDirError,
+  Scope.Scope
+> =>
   Effect.gen(function* () {
     const { dataDir, onStoreFull, onInitialise } = options
     // The directory's real path: the one its checks ran on.
@@ -327,5 +392,9 @@ export const openPglite = (
     })
     // PGlite has no network: a failure here is a defect, not an outage.
     const report = yield* Effect.orDie(applyMigrations(executor))
-    return { executor, report }
+    // The write's own statement notifies (`EVENTS_CHANNEL`); PGlite delivers it in this process once it commits. A
+    // database reopened after a crash is not listened to: the streams' periodic read still finds every event.
+    const eventWakeups = new EventWakeups()
+    yield* Effect.promise(() => latest.listen(EVENTS_CHANNEL, (payload) => eventWakeups.wake(payload)))
+    return { executor, report, eventWakeups }
   })

@@ -4,6 +4,7 @@ import {
   PaymentMethods,
   PlanEntries,
   EventStore,
+  type EventWakeups,
   PreferencesStore,
   StoreAdmin,
   type StoreServices
@@ -29,6 +30,11 @@ export interface SqlStoreOptions extends CredentialCacheOptions {
    * default is its query timeout.
    */
   readonly turnWaitMs?: number
+  /**
+   * Where the live streams wait for an owner's next event (`EventStore.subscribe`), woken by the database's
+   * notifications (`EVENTS_CHANNEL`) where the layer listens; default: nothing wakes them but their own periodic read.
+   */
+  readonly eventWakeups?: EventWakeups
 }
 
 /** The longest a write waits for its record's turn when nothing says otherwise: the default query timeout. */
@@ -44,7 +50,7 @@ export const makeSqlStore = (
     return Context.make(PlanEntries, makePlanEntries(sql)).pipe(
       Context.add(PreferencesStore, makePreferencesStore(sql, turns)),
       Context.add(PaymentMethods, makePaymentMethods(sql, turns)),
-      Context.add(EventStore, makeEventStore(sql, options.onUnreadableEvent)),
+      Context.add(EventStore, makeEventStore(sql, options.onUnreadableEvent, options.eventWakeups)),
       Context.add(Authenticator, authenticator),
       Context.add(StoreAdmin, makeStoreAdmin(sql))
     )

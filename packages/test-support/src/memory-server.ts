@@ -16,6 +16,9 @@ export interface StartWithOptions extends Partial<Omit<StandaloneServerOptions, 
   readonly store?: Layer.Layer<StoreServices, unknown>
 }
 
+/** The heartbeat of the test servers' event streams. */
+const TEST_HEARTBEAT_MS = 500
+
 /**
  * Loads `seed` into `runtime`'s store, then starts the adapter on 127.0.0.1 on a free port, serving the API reference
  * page (`docs: loadApiReference()`, which the suite's docs tests fetch) unless `options.docs` says otherwise.
@@ -28,7 +31,9 @@ const seedAndStart = async (
 ): Promise<RunningServer> => {
   const decoded = Schema.decodeUnknownSync(Seed)(seed)
   await runtime.runPromise(Effect.flatMap(StoreAdmin, (admin) => admin.loadSeed(decoded)))
-  return start({ host: "127.0.0.1", port: 0, docs: loadApiReference(), ...options, runtime })
+  // A short heartbeat, so that the stream's heartbeat audit waits a moment rather than the default 15 s.
+  const eventStreams = { heartbeatMs: TEST_HEARTBEAT_MS, ...options.eventStreams }
+  return start({ host: "127.0.0.1", port: 0, docs: loadApiReference(), ...options, eventStreams, runtime })
 }
 
 /**

@@ -51,6 +51,7 @@ export const stubPort = {
       EventStore,
       EventStore.of({
         listByOwner: missing,
+        subscribe: missing,
         list: missing,
         dispatch: missing,
         retarget: missing,

@@ -675,6 +675,30 @@ export const runStoreContract = (
         })
       )
 
+      it.effect("subscribe wakes the owner's reader after each write that records its event, until unsubscribed", () =>
+        Effect.gen(function* () {
+          const { userId } = yield* seedUserWithMethods(1)
+          const events = yield* EventStore
+          let wakes = 0
+          const unsubscribe = yield* events.subscribe(userId, () => void wakes++)
+          /** Polls until a wake-up came after `since` wake-ups, with a generous cap: never a judged duration. */
+          const wokenAfter = (since: number) =>
+            Effect.promise(async () => {
+              for (let tries = 0; tries < 400 && wakes <= since; tries++)
+                await new Promise((resolve) => setTimeout(resolve, 25))
+              return wakes > since
+            })
+          yield* update(userId, { timezone: TimezoneOffset.make(15) }, at(70))
+          expect(yield* wokenAfter(0), "woken after the first write").toBe(true)
+          // The second proves the wake-up comes from the write itself (a notifying store's first may be its
+          // connection's "read again").
+          const before = wakes
+          yield* update(userId, { timezone: TimezoneOffset.make(30) }, at(71))
+          expect(yield* wokenAfter(before), "woken after the second write").toBe(true)
+          unsubscribe()
+        })
+      )
+
       it.effect("concurrent changes of one user number their events without a gap or a repeat", () =>
         Effect.gen(function* () {
           const { userId, ids } = yield* seedUserWithMethods(4)

@@ -3,6 +3,7 @@ import { authenticationAudits } from "./authentication.js"
 import { bodyAudits } from "./bodies.js"
 import { conditionalAudits } from "./conditional.js"
 import { corsAudits } from "./cors.js"
+import { eventStreamAudits } from "./event-stream.js"
 import { eventAudits } from "./events.js"
 import { headerAudits } from "./headers.js"
 import { orderAudits } from "./order.js"
@@ -31,6 +32,7 @@ export const httpAudits: ReadonlyArray<Audit> = [
   ...headerAudits,
   ...paymentMethodAudits,
   ...eventAudits,
+  ...eventStreamAudits,
   ...conditionalAudits,
   ...corsAudits,
   ...operationAudits
@@ -60,3 +62,11 @@ export {
 } from "./audit.js"
 export { makeAuditFixture, type AuditFixture } from "./fixture.js"
 export { UNSENT_BODY_TIMEOUT_MS } from "./responses.js"
+export {
+  eventStreamAudits,
+  nextEvent,
+  openEventStream,
+  parseSseBlock,
+  type OpenStream,
+  type SseBlock
+} from "./event-stream.js"

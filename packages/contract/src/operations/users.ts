@@ -1,7 +1,7 @@
 import type { Preferences, PreferencesPatch } from "@accord/domain"
 import { decoderFor, describedAs, LanguageTagInput, TimezoneOffset, type ValidationError } from "@accord/domain/values"
 import { Effect, Schema, SchemaTransformation } from "effect"
-import { EventPage } from "../events.js"
+import { AccordEvent, EventPage } from "../events.js"
 import { defineOperation, type DocsOf } from "../operation.js"
 import { StrictBoolean } from "../wire/boolean.js"
 import { Timestamp, toTimestamp } from "../wire/timestamp.js"
@@ -127,6 +127,8 @@ export const userOperations = {
     access: "user",
     query: EventsQuery,
     success: { status: 200, schema: EventPage },
+    // The same events live (docs/api.md, "Events"): replayed after the resume point, then as they are recorded.
+    stream: { mediaType: "text/event-stream", schema: AccordEvent, resumeParameter: "after" },
     errors: ["UnknownCursor", "Unavailable"],
     conditional: "ifNoneMatch",
     records: { lists: "events" }

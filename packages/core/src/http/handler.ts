@@ -9,6 +9,9 @@ import { entityTagOf, ifNoneMatchMatches, readEntityTagCondition } from "./condi
 import { corsOriginOf, isPreflight, preflightHeaders } from "./cors.js"
 import { compileEndpoints, NO_STACK_TRACE, type Endpoints } from "./endpoints.js"
 import { bindRoutes } from "./implementation.js"
+import { negotiateStream } from "./accept.js"
+import { eventStreamBody, STREAM_PAGE, StreamCounts } from "./event-stream.js"
+import { accordStreamImplementations } from "../implementations.js"
 import { headerValue } from "./header-value.js"
 import { problem } from "./problem.js"
 import { rateLimitHeaders, type RateLimiter } from "./rate-limit.js"
@@ -44,6 +47,9 @@ const NO_HEADERS: Readonly<Record<string, string>> = {}
 const PRECONDITION_REQUIRED = problem("precondition_required")
 const NOT_FOUND = problem("not_found")
 const INTERNAL = problem("internal")
+const NOT_ACCEPTABLE = problem("not_acceptable")
+const TOO_MANY_STREAMS = problem("too_many_streams", undefined, { "retry-after": "5" })
+const STREAMS_FULL = problem("unavailable", PROBLEMS.unavailable.detail.streams, { "retry-after": "5" })
 const rateLimited = (waitSeconds: number) => problem("rate_limited", undefined, { "retry-after": String(waitSeconds) })
 
 const isWrite = (operation: Operation): boolean =>
@@ -74,13 +80,17 @@ interface RateLimitStep {
   readonly headers: Readonly<Record<string, string>> | undefined
 }
 
+/** A credential's key: its rate limit's and its streams' count. */
+const credentialKey = (caller: Principal): string =>
+  caller._tag === "User" ? `user:${caller.userId}` : `client:${caller.clientId}`
+
 /** The seconds the caller's credential must wait, 0 to go on (docs/api.md, "Rate limit"); the limiter never rejects. */
 const rateLimitStep = (
   limiter: RateLimiter | undefined,
   caller: Principal | undefined
 ): Effect.Effect<RateLimitStep> => {
   if (limiter === undefined || caller === undefined) return NO_LIMIT
-  const key = caller._tag === "User" ? `user:${caller.userId}` : `client:${caller.clientId}`
+  const key = credentialKey(caller)
   const { consumeQuota, policy } = limiter
   if (consumeQuota === undefined || policy === undefined)
     return Effect.promise(() => limiter.consume(key).then((waitSeconds) => ({ waitSeconds, headers: undefined })))
@@ -129,6 +139,7 @@ const neutralHandler = (
   const corsOn = options.corsOrigins !== undefined
   const corsOrigin = corsOriginOf(options.corsOrigins)
   const uriTooLong = problem("uri_too_long", PROBLEMS.uri_too_long.detail.overLimit(maxPathLength))
+  const streams = new StreamCounts(options.eventStreams)
 
   /**
    * The order of checks (docs/api.md, "Errors"), one early return each. Run eagerly: the checks before the first port
@@ -164,6 +175,10 @@ const neutralHandler = (
     if (limited.headers !== undefined) respond = respond.withHeaders(limited.headers)
     if (limited.waitSeconds > 0) return respond.problem(rateLimited(limited.waitSeconds), route) // 429
     if (operation.access === "user" && caller.success?._tag !== "User") return respond.error(FORBIDDEN, route) // 403
+    // An operation that also streams answers what Accept asks for (docs/api.md, "Events"); others ignore Accept.
+    const { streamed } = operation
+    const wants = streamed === undefined ? "json" : negotiateStream(request.headers)
+    if (wants === "none") return respond.problem(NOT_ACCEPTABLE, route) // 406
     // A conditional write's If-Match, checked by the use case in the same atomic step as its write (412).
     const ifMatch = isWrite(operation) ? readEntityTagCondition(headerValue(request.headers, "if-match")) : undefined
     if (ifMatch === undefined && requireIfMatch && operation.conditional === "ifMatchRequirable")
@@ -182,6 +197,41 @@ const neutralHandler = (
     if (Result.isFailure(params)) return respond.error(params.failure, route) // 404, as its Schema declares
     const query = decodeQuery === undefined ? NO_INPUT : decodeQuery(request.query)
     if (Result.isFailure(query)) return respond.problem(query.failure, route) // 400 invalid_query
+    if (wants === "stream" && streamed !== undefined && operation.stream !== undefined && request.method === "GET") {
+      // The resume point: Last-Event-ID, decoded as the query parameter it stands for, else that parameter.
+      const parameter = operation.stream.resumeParameter
+      const lastEventId = header(request, "last-event-id")
+      const resume =
+        lastEventId === undefined || lastEventId === ""
+          ? query
+          : (decodeQuery?.(`${parameter}=${encodeURIComponent(lastEventId)}`) ?? query)
+      if (Result.isFailure(resume)) return respond.problem(resume.failure, route) // 400 invalid_query
+      const after = (resume.success as Readonly<Record<string, string | undefined>> | undefined)?.[parameter]
+      // The first page is read before the head: an unknown resume point is a 400, not an empty stream.
+      const first = yield* Effect.result(streamed.page(caller.success, after, STREAM_PAGE))
+      if (Result.isFailure(first)) return respond.error(first.failure, route) // 400 invalid_cursor, 503
+      const key = caller.success === undefined ? "" : credentialKey(caller.success)
+      const refusal = streams.refusal(key)
+      if (refusal === "credential") return respond.problem(TOO_MANY_STREAMS, route) // 429
+      if (refusal === "total") return respond.problem(STREAMS_FULL, route) // 503
+      if (isDraining?.() === true) return respond.problem(DRAINING, route) // 503: it would end at once
+      streams.open(key)
+      options.eventStreams?.onOpenChange?.(1)
+      const body = eventStreamBody({
+        runtime,
+        source: streamed,
+        caller: caller.success,
+        after,
+        first: first.success,
+        options: options.eventStreams,
+        drainStarted: options.drainStarted,
+        onEnd: () => {
+          streams.close(key)
+          options.eventStreams?.onOpenChange?.(-1)
+        }
+      })
+      return respond.stream(body, route) // 200 text/event-stream
+    }
     const input = { body: body.success, params: params.success, query: query.success, ifMatch }
     const result = yield* Effect.result(run(caller.success, input))
     if (Result.isFailure(result)) return respond.error(result.failure, route) // the use case's declared errors, 412
@@ -240,7 +290,10 @@ export const makeEagerHttpHandler = (options: HttpHandlerOptions): EagerHttpHand
   const maxPathLength = options.maxPathLength ?? DEFAULT_MAX_PATH_LENGTH
   const endpoints = compileEndpoints(
     prefix.endsWith("/") ? prefix.slice(0, -1) : prefix,
-    bindRoutes(options.implementations ?? accordImplementations),
+    bindRoutes(
+      options.implementations ?? accordImplementations,
+      options.streamImplementations ?? accordStreamImplementations
+    ),
     options.docs ?? new Map(),
     options.tracing !== undefined
   )

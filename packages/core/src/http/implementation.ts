@@ -8,6 +8,7 @@ import {
   type ParamsOf,
   type QueryOf,
   type Route,
+  type StreamSpec,
   type SuccessValueOf,
   type TypedOperation
 } from "@accord/contract"
@@ -55,6 +56,56 @@ export type Implementation<O extends TypedOperation> = (
  */
 export type Implementations = { readonly [Id in OperationId]: Implementation<Operations[Id]> }
 
+/** The operations that have a streamed representation (`stream` in their declaration). */
+export type StreamingOperationId = {
+  [Id in OperationId]: Operations[Id]["stream"] extends StreamSpec ? Id : never
+}[OperationId]
+
+/** One item of a stream: its id (the cursor a client resumes after) and its value, of the stream's Schema. */
+export interface StreamedItem<A = unknown> {
+  readonly id: string
+  readonly item: A
+}
+
+/**
+ * What an operation's stream reads (docs/api.md, "Events"): a page of its items after a resume point (`after`, an
+ * item's id; undefined: from the first), failing with the operation's declared errors (an unknown cursor); and
+ * wake-ups when new items may exist (the returned function ends the subscription).
+ */
+export interface StreamImplementation<O extends TypedOperation> {
+  readonly page: (
+    caller: CallerOf<O["access"]>,
+    after: string | undefined,
+    limit: number
+  ) => Effect.Effect<
+    ReadonlyArray<StreamedItem<O["stream"] extends StreamSpec<infer S> ? S["Type"] : never>>,
+    DeclaredErrorOf<O>,
+    AccordServices
+  >
+  readonly subscribe: (
+    caller: CallerOf<O["access"]>,
+    wake: () => void
+  ) => Effect.Effect<() => void, never, AccordServices>
+}
+
+/** One stream implementation per operation that streams, by operationId, or it does not compile. */
+export type StreamImplementations = {
+  readonly [Id in StreamingOperationId]: StreamImplementation<Operations[Id]>
+}
+
+/** A stream implementation as the handler calls it, its types erased. */
+export interface ErasedStream {
+  readonly page: (
+    caller: Principal | undefined,
+    after: string | undefined,
+    limit: number
+  ) => Effect.Effect<ReadonlyArray<StreamedItem>, DomainError, AccordServices>
+  readonly subscribe: (
+    caller: Principal | undefined,
+    wake: () => void
+  ) => Effect.Effect<() => void, never, AccordServices>
+}
+
 /**
  * An operation of the contract with its implementation, types erased: what the handler routes and runs. The handler
  * calls `run` only after the access check, with values decoded by the operation's own Schemas.
@@ -64,6 +115,8 @@ export interface BoundOperation extends Operation {
     caller: Principal | undefined,
     input: ErasedInput
   ) => Effect.Effect<unknown, DomainError, AccordServices>
+  /** Its stream's implementation, when the operation has a streamed representation. */
+  readonly streamed: ErasedStream | undefined
 }
 
 /** An implementation's input, its types erased. */
@@ -83,8 +136,32 @@ type ErasedImplementation = (
 const userIdOf = (caller: Principal | undefined): UserId | undefined =>
   caller?._tag === "User" ? caller.userId : undefined
 
+/** The caller an implementation is given, as the operation's access says. */
+const callerFor = (operation: Operation) =>
+  operation.access === "public"
+    ? () => undefined
+    : operation.access === "user"
+      ? userIdOf
+      : (caller: Principal | undefined) => caller
+
+type ErasedStreamImplementation = {
+  readonly page: (
+    caller: Principal | UserId | undefined,
+    after: string | undefined,
+    limit: number
+  ) => Effect.Effect<ReadonlyArray<StreamedItem>, DomainError, AccordServices>
+  readonly subscribe: (
+    caller: Principal | UserId | undefined,
+    wake: () => void
+  ) => Effect.Effect<() => void, never, AccordServices>
+}
+
 /** Gives the implementation its caller as `CallerOf` the operation's access says. */
-const bind = (operation: Operation, implementations: Implementations): BoundOperation => {
+const bind = (
+  operation: Operation,
+  implementations: Implementations,
+  streams: StreamImplementations
+): BoundOperation => {
   const implementation = (implementations as Readonly<Record<string, ErasedImplementation | undefined>>)[
     operation.operationId
   ]
@@ -95,15 +172,23 @@ const bind = (operation: Operation, implementations: Implementations): BoundOper
       : operation.access === "user"
         ? (caller, input) => implementation(userIdOf(caller), input)
         : implementation
-  return { ...operation, run }
+  if (operation.stream === undefined) return { ...operation, run, streamed: undefined }
+  const stream = (streams as Readonly<Record<string, ErasedStreamImplementation | undefined>>)[operation.operationId]
+  if (stream === undefined) throw new Error(`${operation.operationId} has no stream implementation`)
+  const callerOf = callerFor(operation)
+  const streamed: ErasedStream = {
+    page: (caller, after, limit) => stream.page(callerOf(caller), after, limit),
+    subscribe: (caller, wake) => stream.subscribe(callerOf(caller), wake)
+  }
+  return { ...operation, run, streamed }
 }
 
 export type BoundRoutes = ReadonlyArray<Route<BoundOperation>>
 
 /** The contract's routes with every operation bound to its implementation in `implementations`: what a handler compiles. */
-export const bindRoutes = (implementations: Implementations): BoundRoutes =>
+export const bindRoutes = (implementations: Implementations, streams: StreamImplementations): BoundRoutes =>
   apiRoutes.map((route) => ({
     path: route.path,
     exact: route.exact,
-    operations: route.operations.map((operation) => bind(operation, implementations))
+    operations: route.operations.map((operation) => bind(operation, implementations, streams))
   }))

@@ -7,7 +7,11 @@ import { problem, problemBody, problemOf, type Problem } from "./problem.js"
 import { ifNoneMatchMatches, readEntityTagCondition } from "./conditional.js"
 import { headerValue } from "./header-value.js"
 import { chooseRepresentation, representationsOf } from "./static-file.js"
-import type { HttpHeaders, HttpRequest, HttpResponse, StaticAsset } from "./types.js"
+import type { HttpHeaders, HttpRequest, HttpResponse, StaticAsset, StreamedBody } from "./types.js"
+import { EVENT_STREAM_TYPE } from "./event-stream.js"
+
+/** What a stream's head carries besides the common headers: no proxy buffering (nginx reads this one). */
+const STREAM_HEADERS: Readonly<Record<string, string>> = { "x-accel-buffering": "no" }
 
 /**
  * A request's answer as the pipeline gives it: the response, its request id and the route template it matched (for
@@ -100,6 +104,12 @@ export class Responder {
         ? { etag: chosen.etag, vary }
         : { "content-encoding": chosen.contentEncoding, etag: chosen.etag, vary }
     return this.#respond(route, 200, file.contentType, chosen.body, extra, file.cacheControl)
+  }
+
+  /** A 200 event stream (docs/api.md, "Events"): the common headers, no ETag, no length, and the body as it comes. */
+  stream(body: StreamedBody, route: string): Reply {
+    const reply = this.#respond(route, 200, EVENT_STREAM_TYPE, undefined, STREAM_HEADERS)
+    return { ...reply, response: { ...reply.response, stream: body } }
   }
 
   empty(status: number, extra: Readonly<Record<string, string>>, route: string): Reply {

@@ -1,7 +1,7 @@
 import type { AccordServices } from "@accord/domain"
 import type { ManagedRuntime, Tracer } from "effect"
 import type { CorsOrigins } from "./cors.js"
-import type { Implementations } from "./implementation.js"
+import type { Implementations, StreamImplementations } from "./implementation.js"
 import type { RateLimiter } from "./rate-limit.js"
 
 /** The runtime a host builds once (e.g. `ManagedRuntime.make(layer)`) and passes to an adapter. */
@@ -67,8 +67,38 @@ export interface HttpRequest {
 export interface HttpResponse {
   readonly status: number
   readonly headers: Readonly<Record<string, string>>
-  /** UTF-8 text or bytes; undefined for no body (204, HEAD). */
+  /** UTF-8 text or bytes; undefined for no body (204, HEAD) and for a streamed one. */
   readonly body: string | Uint8Array | undefined
+  /**
+   * A body written as it is made (an event stream, docs/api.md "Events"), with no Content-Length: an adapter writes
+   * the head, then each chunk at once (no buffering, no compression), and ends the response when the stream ends.
+   */
+  readonly stream?: StreamedBody
+}
+
+/**
+ * A streamed body. `start` is called once the head is written: it calls `write` with each chunk of UTF-8 text, to be
+ * sent at once, and `end` once, when the stream is over (the host drains); it returns what the adapter calls when
+ * the client went away first (then `end` is not called). Neither callback may be called after `end` or the stop.
+ */
+export interface StreamedBody {
+  readonly start: (write: (chunk: string) => void, end: () => void) => () => void
+}
+
+/** The bounds and timings of event streams (docs/operations.md, "Live events"); every field has a default. */
+export interface EventStreamOptions {
+  /** A `: heartbeat` comment after this long, again and again, default 15000 ms. */
+  readonly heartbeatMs?: number
+  /** Streams one credential may hold open, default 5; past it 429 `too_many_streams`. */
+  readonly perCredential?: number
+  /** Streams the handler holds open in total, default 1000; past it 503 `unavailable`. */
+  readonly total?: number
+  /** A stream reads the store again after this long even without a wake-up, default 5000 ms. */
+  readonly rereadMs?: number
+  /** Told each time a stream opens (+1) or ends (-1), for the host's gauge. */
+  readonly onOpenChange?: (delta: 1 | -1) => void
+  /** Told how many events a stream has just sent, for the host's counter. */
+  readonly onEventsSent?: (count: number) => void
 }
 
 /** One line per answered request, for the host's logger. Never carries credentials or bodies. */
@@ -107,6 +137,8 @@ export interface HttpHandlerOptions {
    * health: () => ... }`.
    */
   readonly implementations?: Implementations
+  /** What each operation that streams reads (core's `StreamImplementations`), default Accord's. */
+  readonly streamImplementations?: StreamImplementations
   /** Mount prefix, default `/api`. Paths outside it are 404 problems. */
   readonly prefix?: string
   /** Request body limit in bytes, default 16384. */
@@ -141,6 +173,14 @@ export interface HttpHandlerOptions {
    * The adapters' standalone servers set it during their drain; a host that mounts the handler itself passes its own.
    */
   readonly isDraining?: () => boolean
+  /**
+   * Settles when the host starts draining, after `isDraining` turned true: every open event stream then ends after
+   * its last complete event, so that its client reconnects elsewhere (docs/api.md, "Events"). The drain never waits
+   * for a stream. The adapters' standalone servers set it.
+   */
+  readonly drainStarted?: PromiseLike<void>
+  /** Event streams' bounds and timings (docs/operations.md, "Live events"). */
+  readonly eventStreams?: EventStreamOptions
   readonly onResponse?: (log: RequestLog) => void
   /**
    * Traces every request: a server span, a span for the use case, and whatever spans the runtime's services make.

@@ -58,6 +58,13 @@ export class EventStore extends Context.Service<
       after: string | undefined,
       limit: number
     ) => Effect.Effect<ReadonlyArray<RecordedEvent>, UnknownCursor | Unavailable>
+    /**
+     * Calls `wake` each time an event of `owner` may have been recorded since (docs/api.md, "Events": the live
+     * stream), until the returned function is called: in process for a store that lives in one, and from every
+     * process for one that many share. A wake-up says only "read again" (`listByOwner`); none is promised for every
+     * event, so a reader also reads again now and then.
+     */
+    readonly subscribe: (owner: UserId, wake: () => void) => Effect.Effect<() => void>
     /** Every event, in the order they were recorded, after `after` (as `listByOwner` takes it), at most `limit`. */
     readonly list: (
       after: string | undefined,

@@ -36,6 +36,8 @@ const tracePaymentMethods = (methods: PaymentMethods["Service"]): PaymentMethods
 
 const traceEventStore = (events: EventStore["Service"]): EventStore["Service"] => ({
   listByOwner: (owner, after, limit) => spanned("EventStore.listByOwner", events.listByOwner(owner, after, limit)),
+  // No span: a subscription is no call to the store, and it lasts as long as a stream.
+  subscribe: events.subscribe,
   list: (after, limit) => spanned("EventStore.list", events.list(after, limit)),
   dispatch: (sinks, limit) => spanned("EventStore.dispatch", events.dispatch(sinks, limit)),
   retarget: (sinks) => spanned("EventStore.retarget", events.retarget(sinks)),

@@ -8,6 +8,7 @@ import {
   type HttpRequest,
   type HttpResponse,
   makeEagerHttpHandler,
+  type StreamedBody,
   makeHttpHandler
 } from "@accord/core"
 import { bodyFullyReceived, nodeRequestBodyReader, takeBodyNow } from "./body-reader.js"
@@ -174,6 +175,7 @@ export const responsePayload = (body: HttpResponse["body"]): string | Buffer | u
  * time: Node then keeps no header map, and no framework adds, guesses or rewrites a header.
  */
 export const writeNodeResponse = (request: IncomingMessage, response: ServerResponse, answer: HttpResponse): void => {
+  if (answer.stream !== undefined) return writeNodeStream(request, response, answer, answer.stream)
   closeIfBodyUnread(request, response)
   const headers = answer.headers
   const head: Array<string> = []
@@ -182,6 +184,42 @@ export const writeNodeResponse = (request: IncomingMessage, response: ServerResp
   if (payload !== undefined) head.push("content-length", String(Buffer.byteLength(payload)))
   response.writeHead(answer.status, head)
   response.end(payload)
+}
+
+/**
+ * Writes a streamed answer (an event stream, docs/api.md "Events"): the head at once, with no length (chunked under
+ * HTTP/1.1), then each chunk as it comes, each written (and so sent) on its own; the response ends when the stream
+ * does, and the stream stops when the client goes away.
+ */
+export const writeNodeStream = (
+  request: IncomingMessage,
+  response: ServerResponse,
+  answer: HttpResponse,
+  stream: StreamedBody
+): void => {
+  closeIfBodyUnread(request, response)
+  const head: Array<string> = []
+  for (const name in answer.headers) head.push(name, answer.headers[name] ?? "")
+  response.writeHead(answer.status, head)
+  response.flushHeaders()
+  let done = false
+  const stop = stream.start(
+    (chunk) => {
+      if (!done) response.write(chunk)
+    },
+    () => {
+      if (done) return
+      done = true
+      response.end()
+    }
+  )
+  const gone = (): void => {
+    if (done) return
+    done = true
+    stop()
+  }
+  if (response.destroyed) gone()
+  else response.once("close", gone)
 }
 
 /** Relays one Node request to the core and writes its answer (`makeNodeRelay`). */

@@ -242,16 +242,22 @@ export const guardServer = (
 export interface DrainState {
   readonly isDraining: () => boolean
   readonly startDraining: () => void
+  /** Settles as the drain starts, after `isDraining` turned true: open event streams end then. */
+  readonly drainStarted: Promise<void>
 }
 
-export const makeDrainState = (options: Pick<HttpHandlerOptions, "isDraining"> = {}): DrainState => {
+export const makeDrainState = (options: Pick<HttpHandlerOptions, "isDraining" | "drainStarted"> = {}): DrainState => {
   let draining = false
   const host = options.isDraining
+  let started = (): void => {}
+  const drainStarted = new Promise<void>((resolve) => (started = resolve))
   return {
     isDraining: host === undefined ? () => draining : () => draining || host(),
     startDraining: () => {
       draining = true
-    }
+      started()
+    },
+    drainStarted
   }
 }
 

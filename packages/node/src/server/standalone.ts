@@ -93,7 +93,18 @@ export const serve = async (
   ) => RequestListener | StandaloneApp | Promise<RequestListener | StandaloneApp>
 ): Promise<RunningServer> => {
   const drainState = makeDrainState(options)
-  const handlerOptions = { ...options, prefix: options.prefix ?? DEFAULT_PREFIX, isDraining: drainState.isDraining }
+  // A host's own drain signal still ends the streams (docs/api.md, "Events"); so does this server's.
+  const hostDrain = options.drainStarted
+  const drainStarted =
+    hostDrain === undefined
+      ? drainState.drainStarted
+      : Promise.race([drainState.drainStarted, Promise.resolve(hostDrain)])
+  const handlerOptions = {
+    ...options,
+    prefix: options.prefix ?? DEFAULT_PREFIX,
+    isDraining: drainState.isDraining,
+    drainStarted
+  }
   const server = createServer(nodeServerOptions(options))
   const { guard, clientError } = guardServer(server, options)
   const made = await app(handlerOptions, server)

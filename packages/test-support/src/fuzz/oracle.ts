@@ -181,6 +181,8 @@ const DECIDE: { readonly [Id in PipelineCheckId]: (request: FuzzRequest) => Deci
   // The fuzz's servers limit no rate.
   "rate-limit": () => PASS,
   scope: ({ fuzz }) => (fuzz.actor === "client" ? refuse("insufficient_scope") : PASS),
+  // The fuzz sends no Accept: every operation answers JSON.
+  accept: () => PASS,
   // The fuzz's servers do not require If-Match.
   "if-match-required": () => PASS,
   "body-headers": ({ fuzz }) => {
@@ -233,6 +235,8 @@ const DECIDE: { readonly [Id in PipelineCheckId]: (request: FuzzRequest) => Deci
     if (operation?.query === undefined) return PASS
     return Result.isSuccess(queryDecoderOf(operation.query)(rawQuery(fuzz.path))) ? PASS : refuse("invalid_query")
   },
+  // The fuzz never asks for a stream (no Accept).
+  streams: () => PASS,
   "use-case": (request) => {
     const { operation } = request
     if (operation === undefined) return PASS

@@ -37,30 +37,44 @@ const utf8 = new TextEncoder()
 /**
  * A streamed answer (an event stream, docs/api.md "Events") as a fetch Response over a ReadableStream: each chunk
  * enqueued as it comes (the runtimes send each at once), closed when the stream ends, the stream stopped when the
- * client cancels it.
+ * client cancels it or leaves more than `maxUnsentBytes` queued.
  */
 const toFetchStream = (response: HttpResponse, stream: StreamedBody): Response => {
   let stop: (() => void) | undefined
   let done = false
-  const body = new ReadableStream<Uint8Array>({
-    start: (controller) => {
-      stop = stream.start(
-        (chunk) => {
-          if (!done) controller.enqueue(utf8.encode(chunk))
-        },
-        () => {
-          if (done) return
-          done = true
-          controller.close()
-        }
-      )
+  // Set when the queue overflowed, maybe while `start` still runs (before its stop is known).
+  let overflowed = false
+  const body = new ReadableStream<Uint8Array>(
+    {
+      start: (controller) => {
+        stop = stream.start(
+          (chunk) => {
+            if (done) return
+            controller.enqueue(utf8.encode(chunk))
+            // A client that does not read: the queue would hold every later chunk. Erroring it closes the answer.
+            if ((controller.desiredSize ?? 0) < 0) {
+              done = true
+              overflowed = true
+              stop?.()
+              controller.error(new Error("the client left too much of the event stream unread"))
+            }
+          },
+          () => {
+            if (done) return
+            done = true
+            controller.close()
+          }
+        )
+        if (overflowed) stop()
+      },
+      cancel: () => {
+        if (done) return
+        done = true
+        stop?.()
+      }
     },
-    cancel: () => {
-      if (done) return
-      done = true
-      stop?.()
-    }
-  })
+    new ByteLengthQueuingStrategy({ highWaterMark: stream.maxUnsentBytes })
+  )
   return new Response(body, { status: response.status, headers: response.headers })
 }
 

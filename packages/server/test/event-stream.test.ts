@@ -127,6 +127,32 @@ describe("the events stream on the fetch handler", () => {
   })
 })
 
+describe("the events stream on the fetch handler, against a client's unread bytes", () => {
+  // docs/SECURITY.md item 44: past `maxUnsentBytes` queued and unread, the answer is errored and its stream stopped.
+  const open = (opened: Array<number>) =>
+    makeFetchHandler({
+      runtime,
+      eventStreams: { heartbeatMs: 1, maxUnsentBytes: 200, onOpenChange: (delta) => opened.push(delta) }
+    })(new Request(EVENTS, { headers: { ...bearer("stream-two"), accept: "text/event-stream" } }))
+
+  it("a client that reads keeps its stream past many times the bound; one that does not read is cut off", async () => {
+    const reading: Array<number> = []
+    const reader = (await open(reading)).body?.getReader()
+    let received = 0
+    // Heartbeats of 13 bytes: four times the bound read, and the stream still runs.
+    while (received < 800) received += (await reader?.read())?.value?.byteLength ?? 0
+    expect(reading).toEqual([1])
+    await reader?.cancel()
+    expect(reading).toEqual([1, -1])
+
+    const unread: Array<number> = []
+    const idle = await open(unread)
+    while (unread.length < 2) await new Promise((resolve) => setTimeout(resolve, 5))
+    expect(unread).toEqual([1, -1])
+    await expect(idle.text()).rejects.toThrow(/unread/)
+  })
+})
+
 describe("the drain ends every stream and never waits for one", () => {
   for (const [name, start] of [
     ["koa", startKoaServer],

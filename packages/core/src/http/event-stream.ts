@@ -8,6 +8,8 @@ import type { AccordRuntime, EventStreamOptions, StreamedBody } from "./types.js
 // and never loses it; one read at a time, so each event is sent once, in order.
 
 export const EVENT_STREAM_TYPE = "text/event-stream"
+/** A client's unread bytes past which its connection is closed: thousands of events, more than any catch-up. */
+export const DEFAULT_MAX_UNSENT_BYTES = 1024 * 1024
 export const DEFAULT_HEARTBEAT_MS = 15_000
 export const DEFAULT_STREAMS_PER_CREDENTIAL = 5
 export const DEFAULT_STREAMS_TOTAL = 1000
@@ -76,6 +78,7 @@ export interface EventStreamSetup {
 
 /** The stream's body: `retry:`, the replay, then live events and heartbeats until the drain or the client's leaving. */
 export const eventStreamBody = (setup: EventStreamSetup): StreamedBody => ({
+  maxUnsentBytes: setup.options?.maxUnsentBytes ?? DEFAULT_MAX_UNSENT_BYTES,
   start: (write, end) => {
     const { runtime, source, caller, options } = setup
     const heartbeatMs = options?.heartbeatMs ?? DEFAULT_HEARTBEAT_MS

@@ -83,6 +83,11 @@ export interface HttpResponse {
  */
 export interface StreamedBody {
   readonly start: (write: (chunk: string) => void, end: () => void) => () => void
+  /**
+   * What a client may leave unread, in bytes: past it the adapter closes the connection and stops the stream (a
+   * client that never reads would otherwise make the server hold every event it is sent). Resuming loses nothing.
+   */
+  readonly maxUnsentBytes: number
 }
 
 /** The bounds and timings of event streams (docs/operations.md, "Live events"); every field has a default. */
@@ -93,6 +98,8 @@ export interface EventStreamOptions {
   readonly perCredential?: number
   /** Streams the handler holds open in total, default 1000; past it 503 `unavailable`. */
   readonly total?: number
+  /** Bytes a client may leave unread before its connection is closed (it resumes from its last id), default 1 MiB. */
+  readonly maxUnsentBytes?: number
   /** A stream reads the store again after this long even without a wake-up, default 5000 ms. */
   readonly rereadMs?: number
   /** Told each time a stream opens (+1) or ends (-1), for the host's gauge. */

@@ -189,7 +189,7 @@ export const writeNodeResponse = (request: IncomingMessage, response: ServerResp
 /**
  * Writes a streamed answer (an event stream, docs/api.md "Events"): the head at once, with no length (chunked under
  * HTTP/1.1), then each chunk as it comes, each written (and so sent) on its own; the response ends when the stream
- * does, and the stream stops when the client goes away.
+ * does, and the stream stops when the client goes away or leaves more than `maxUnsentBytes` unread.
  */
 export const writeNodeStream = (
   request: IncomingMessage,
@@ -205,7 +205,10 @@ export const writeNodeStream = (
   let done = false
   const stop = stream.start(
     (chunk) => {
-      if (!done) response.write(chunk)
+      if (done) return
+      response.write(chunk)
+      // A client that does not read: Node would hold every later chunk. Closing stops the stream ("close" below).
+      if (response.writableLength > stream.maxUnsentBytes) response.destroy()
     },
     () => {
       if (done) return

@@ -43,6 +43,15 @@ export const heyApiCalls = (target: Target): GeneratedClientCalls => {
           body: { is_default: true }
         })
       ),
+    // The spec's deprecated alias of the same operation (docs/api.md, "Versioning"): the same answer.
+    setDefaultPaymentMethodV1Alias: async () =>
+      answer(
+        await sdk.setDefaultPaymentMethodV1Alias({
+          client: user,
+          path: { id: target.paymentMethodId },
+          body: { is_default: true }
+        })
+      ),
     health: async () => answer(await sdk.health({ client: anonymous })),
     liveness: async () => answer(await sdk.liveness({ client: anonymous })),
     readiness: async () => answer(await sdk.readiness({ client: anonymous }))

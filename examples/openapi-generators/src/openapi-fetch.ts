@@ -50,6 +50,15 @@ export const openapiFetchCalls = (target: Target): GeneratedClientCalls => {
           headers: user
         })
       ),
+    // The spec's deprecated alias of the same operation (docs/api.md, "Versioning"): the same answer.
+    setDefaultPaymentMethodV1Alias: async () =>
+      answer(
+        await client.PUT("/v1/payment-methods/{id}/", {
+          params: { path: { id: target.paymentMethodId } },
+          body: { is_default: true },
+          headers: user
+        })
+      ),
     health: async () => answer(await client.GET("/health")),
     liveness: async () => answer(await client.GET("/health/live")),
     readiness: async () => answer(await client.GET("/health/ready"))

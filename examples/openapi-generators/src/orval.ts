@@ -36,6 +36,9 @@ export const orvalCalls = (target: Target): GeneratedClientCalls => {
     listPaymentMethods: async () => answer(await api.listPaymentMethods(user)),
     setDefaultPaymentMethod: async () =>
       answer(await api.setDefaultPaymentMethod(target.paymentMethodId, { is_default: true }, user)),
+    // The spec's deprecated alias of the same operation (docs/api.md, "Versioning"): the same answer.
+    setDefaultPaymentMethodV1Alias: async () =>
+      answer(await api.setDefaultPaymentMethodV1Alias(target.paymentMethodId, { is_default: true }, user)),
     health: async () => answer(await api.health()),
     liveness: async () => answer(await api.liveness()),
     readiness: async () => answer(await api.readiness())

@@ -1,5 +1,5 @@
 import { startFastifyServer } from "@accord/adapter-fastify"
-import { makeOpenApiDocument, operations, type SuccessSpec } from "@accord/contract"
+import { aliasRoutes, makeOpenApiDocument, operations, type SuccessSpec } from "@accord/contract"
 import type { RunningServer } from "@accord/node/server"
 import { type AccordTestKit, makeAccordTestKit } from "@accord/testkit"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
@@ -208,8 +208,22 @@ describe.each(GENERATORS)("$name", (generator) => {
     expect(compiled.code).toBe(0)
   })
 
-  it("has a call for every operation of the contract and for no other", async () => {
-    expect(Object.keys((await callsOf()).operations).sort()).toEqual([...operationIds].sort())
+  it("has a call for every operation of the contract and each deprecated alias, and for no other", async () => {
+    expect(Object.keys((await callsOf()).operations).sort()).toEqual(
+      [...operationIds, ...aliasRoutes.map((alias) => alias.id)].sort()
+    )
+  })
+
+  // docs/api.md, "Versioning": a generated client may still call a deprecated alias; it answers as its operation.
+  it.each(aliasRoutes)("$id: the deprecated alias answers as its operation", async (alias) => {
+    const call = (await callsOf()).operations[alias.id]
+    if (call === undefined) throw new Error(`${generator.name}: no call for ${alias.id} in src/`)
+    const { status, body } = await call()
+    const { success } = alias.operation as { readonly success: SuccessSpec<Schema.Top> }
+    expect(status, JSON.stringify(body)).toBe(success.status)
+    if (success.schema === undefined) return expect([undefined, null, ""]).toContain(body)
+    const decoded = Schema.decodeUnknownExit(success.schema as Schema.Codec<unknown>)(body)
+    expect(Exit.isSuccess(decoded), String(decoded)).toBe(true)
   })
 
   it.each(operationIds)("%s: its success status, with a body the contract's Schema decodes", async (operationId) => {

@@ -2,6 +2,7 @@ export {
   anyText,
   fromParse,
   fromSchema,
+  instant,
   integer,
   nonEmpty,
   oneOf,

@@ -42,6 +42,17 @@ export const fromParse = <A extends NonNullable<unknown> | null>(
   }
 })
 
+/** An instant in UTC: a date (`2027-06-01`, its midnight) or a date and time ending in `Z` (`2027-06-01T12:00:00Z`). */
+const INSTANT = /^[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}(:[0-9]{2})?Z)?$/
+
+/** An instant in UTC (`INSTANT`), a real one: `2027-02-30` is refused, not moved to March. */
+export const instant = (placeholder = "DATE"): OptionType<Date> =>
+  fromParse(placeholder, "must be a UTC date, YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ", (text) => {
+    if (!INSTANT.test(text)) return undefined
+    const date = new Date(text)
+    return Number.isFinite(date.getTime()) && date.toISOString().slice(0, 10) === text.slice(0, 10) ? date : undefined
+  })
+
 /** Any text, kept as it is (the empty string included, when given as `--flag=`). */
 export const anyText = (placeholder: string): OptionType<string> => ({
   placeholder,

@@ -10,6 +10,7 @@ export type {
   AccordNotModified,
   AccordSuccess,
   ClientMethod,
+  DeprecationNoticeOf,
   ConditionalReadMethod,
   FetchLike,
   OperationOf,

@@ -1,5 +1,10 @@
 import type { OperationId, ProblemCode } from "@accord/contract"
-import { OPERATION_ROUTES, type ErasedOperationRoute, type ProblemWithCode } from "@accord/contract/routes"
+import {
+  OPERATION_ROUTES,
+  readDeprecation,
+  type ErasedOperationRoute,
+  type ProblemWithCode
+} from "@accord/contract/routes"
 import { AccordTransportError } from "./errors.js"
 import type {
   AccordClientOptions,
@@ -50,11 +55,13 @@ interface Settings {
   readonly baseUrl: string
   readonly token: TokenSource | undefined
   readonly fetch: FetchLike
+  readonly onDeprecation: AccordClientOptions["onDeprecation"]
 }
 
 const settingsOf = (options: AccordClientOptions): Settings => ({
   baseUrl: options.baseUrl.replace(/\/+$/, ""),
   token: options.token,
+  onDeprecation: options.onDeprecation,
   // Looked up at each call, so a fetch replaced after the client was made (a test's stub) is the one used.
   fetch: options.fetch ?? ((request) => globalThis.fetch(request))
 })
@@ -199,6 +206,10 @@ const send = async (
       message: `${id}: ${route.method} ${url} got no answer.`,
       cause
     })
+  }
+  if (settings.onDeprecation !== undefined) {
+    const notice = readDeprecation((name) => response.headers.get(name))
+    if (notice !== undefined) settings.onDeprecation({ ...notice, operationId: id })
   }
   return readAnswer(operation, response, text)
 }

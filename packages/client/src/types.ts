@@ -1,5 +1,6 @@
 import type {
   BodySpec,
+  DeprecationNotice,
   OperationId,
   Operations,
   PROBLEM_CODE_STATUS,
@@ -153,4 +154,15 @@ export interface AccordClientOptions {
   readonly token?: TokenSource
   /** Default: the global `fetch`. */
   readonly fetch?: FetchLike
+  /**
+   * Told when an answer says its operation is deprecated (docs/api.md, "Versioning": RFC 9745 `Deprecation`, RFC 8594
+   * `Sunset`, `Link` to its successor), with the operation called; the answer is returned as usual. The client never
+   * calls a deprecated alias itself: this is for a server that deprecates an operation the client does call.
+   */
+  readonly onDeprecation?: (notice: DeprecationNoticeOf) => void
+}
+
+/** What `onDeprecation` is told: the operation called, and what its answer's headers announced. */
+export interface DeprecationNoticeOf extends DeprecationNotice {
+  readonly operationId: OperationId
 }

@@ -13,6 +13,7 @@ export {
   randomToken,
   REQUEST_ID_PATTERN,
   TIMESTAMP_PATTERN,
+  toAliasPath,
   withoutSlash,
   type ApiPaths,
   type PathArgs

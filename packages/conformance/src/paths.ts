@@ -1,4 +1,5 @@
 import {
+  aliasRoutes,
   allowHeader,
   apiRoutes,
   DOCUMENT_PATHS,
@@ -89,6 +90,25 @@ export const apiPaths = (prefix: string) => {
 }
 
 export type ApiPaths = ReturnType<typeof apiPaths>
+
+/**
+ * A request path of an operation that has a deprecated alias (docs/api.md, "Versioning"), rewritten to its first
+ * alias with the same parameters (as sent) and the same trailing-slash form; undefined for any other path. The query
+ * is kept.
+ */
+export const toAliasPath = (prefix: string, path: string): string | undefined => {
+  if (!path.startsWith(prefix)) return undefined
+  const [relative = "", query] = path.slice(prefix.length).split(/\?(.*)/s)
+  for (const alias of aliasRoutes) {
+    const { pattern, params } = routePattern(alias.operation.path, alias.operation.exact)
+    const found = pattern.exec(relative)
+    if (found === null) continue
+    const filled = alias.path.replace(PARAMETER, (_, name: string) => found[params.indexOf(name) + 1] ?? "")
+    const form = relative.endsWith("/") ? filled : withoutSlash(filled)
+    return `${prefix}${form}${query === undefined ? "" : `?${query}`}`
+  }
+  return undefined
+}
 
 /** The contract's paths under the default mount prefix `/api`. */
 export const paths: ApiPaths = apiPaths("/api")

@@ -122,7 +122,8 @@ describe("the audits", () => {
     expect(cors.map((audit) => audit.id)).toEqual([
       "ACC-cors-vary-origin",
       "ACC-cors-origin-not-one-origin",
-      "ACC-cors-two-origin-headers"
+      "ACC-cors-two-origin-headers",
+      "ACC-deprecation-cors-exposed"
     ])
     for (const audit of cors)
       expect((await runAudit(audit, target)).reason).toBe("needs an origin the server's CORS allows (--cors-origin)")

@@ -94,6 +94,13 @@ export const PIPELINE = [
     answerHeaders: { Allow: { description: "The methods the path serves", type: "string" } }
   }),
   pipelineCheck({
+    id: "sunset",
+    refuses: 'a deprecated path past its sunset date (docs/api.md, "Versioning"): the detail names its successor',
+    perOperation: false,
+    appliesTo: {},
+    codes: ["gone"]
+  }),
+  pipelineCheck({
     id: "draining",
     refuses: "the readiness probe while the server drains",
     perOperation: true,

@@ -2,7 +2,8 @@ import { PIPELINE, type PipelineCheck } from "./checks.js"
 import { DOMAIN_ERRORS } from "./domain-errors.js"
 import type { Access, ErasedOperationDocs } from "./operation.js"
 import { OPERATION_DOCS } from "./operation-docs.js"
-import { apiRoutes } from "./operations.js"
+import { sunsetHeaderValue } from "./deprecation.js"
+import { aliasRoutes, apiRoutes } from "./operations.js"
 import { PROBLEMS, type ProblemCode } from "./problems.js"
 
 // The tables docs/api.md shows of the declarations ("Routes", "Errors"), written by `npm run generate`; a test fails
@@ -26,13 +27,29 @@ export const routesTable = (prefix = "/api"): string => {
         `\`${prefix}${operation.path}\``,
         WHO[operation.access],
         String(operation.success.status),
-        docs[operation.operationId]?.summary ?? ""
+        (docs[operation.operationId]?.summary ?? "") + (operation.deprecation === undefined ? "" : " (**deprecated**)")
       ])
     )
   )
-  return [row(["method", "path", "who", "success", "what"]), row(["---", "---", "---", "---", "---"]), ...rows].join(
-    "\n"
+  // docs/api.md, "Versioning": each alias after the table, marked, with its successor and default sunset.
+  const aliasRows = aliasRoutes.map(({ operation, path, deprecation }) =>
+    row([
+      operation.method,
+      `\`${prefix}${path}\``,
+      WHO[operation.access],
+      String(operation.success.status),
+      `**deprecated** alias of \`${prefix}${operation.path}\`` +
+        (deprecation.sunsetAt === undefined
+          ? ""
+          : `, 410 \`gone\` from ${sunsetHeaderValue(deprecation.sunsetAt)} by default`)
+    ])
   )
+  return [
+    row(["method", "path", "who", "success", "what"]),
+    row(["---", "---", "---", "---", "---"]),
+    ...rows,
+    ...aliasRows
+  ].join("\n")
 }
 
 const answers = (codes: ReadonlyArray<ProblemCode>): string =>

@@ -25,6 +25,7 @@ const EXAMPLE_DETAILS: { readonly [C in SeveralDetailsCode]: string } = {
   payload_too_large: PROBLEMS.payload_too_large.detail.overLimit(16_384),
   not_implemented: PROBLEMS.not_implemented.detail.transferCoding("gzip"),
   uri_too_long: PROBLEMS.uri_too_long.detail.overLimit(2048),
+  gone: PROBLEMS.gone.detail.sunset("/api/payments/v1/payment-methods/pm_2/"),
   unavailable: PROBLEMS.unavailable.detail.retryLater
 }
 

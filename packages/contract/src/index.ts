@@ -16,6 +16,8 @@ export {
   routePattern,
   defineOperation,
   type Access,
+  type Alias,
+  type AliasSpec,
   type BodyOf,
   type BodySpec,
   type Conditional,
@@ -40,7 +42,29 @@ export {
   type TypedOperation,
   type ValidationExample
 } from "./operation.js"
-export { apiRoutes, DOCUMENT_PATHS, operations, type OperationId, type Operations } from "./operations.js"
+export {
+  aliasRoutes,
+  apiRoutes,
+  DOCUMENT_PATHS,
+  operations,
+  type AliasRoute,
+  type OperationId,
+  type Operations
+} from "./operations.js"
+// docs/api.md, "Versioning": deprecated operations and paths, their headers' formats
+export {
+  DEPRECATION_HEADER_FORMAT,
+  DEPRECATION_HEADERS,
+  DeprecationDeclarationError,
+  deprecationHeaderValue,
+  IMF_FIXDATE_FORMAT,
+  makeDeprecation,
+  readDeprecation,
+  sunsetHeaderValue,
+  type Deprecation,
+  type DeprecationNotice,
+  type DeprecationSpec
+} from "./deprecation.js"
 // The same operations as plain data for a client (also the entry @accord/contract/routes), and their generator
 export { OPERATION_ROUTES } from "./operation-routes.generated.js"
 export {

@@ -5,7 +5,8 @@ import type { ErasedOperationDocs, Operation, OperationTag } from "./operation.j
 import { EVENT_DOCS } from "./event-docs.js"
 import { EVENT_ENVELOPES, EVENT_TYPES } from "./events.js"
 import { OPERATION_DOCS } from "./operation-docs.js"
-import { apiRoutes } from "./operations.js"
+import { deprecationHeaderValue, sunsetHeaderValue, type Deprecation } from "./deprecation.js"
+import { aliasRoutes, apiRoutes } from "./operations.js"
 import { PROBLEMS, ProblemSchema, REASON_PHRASES, type ProblemCode } from "./problems.js"
 
 type JsonObject = Record<string, unknown>
@@ -110,6 +111,78 @@ const docsOf = (operation: Operation): ErasedOperationDocs => {
   return docs
 }
 
+/** The headers a deprecated operation's or alias's answers carry (docs/api.md, "Versioning"), as `components.headers`. */
+const DEPRECATION_HEADER_OBJECTS = {
+  Deprecation: {
+    description:
+      "RFC 9745: when this operation or path was (or will be) deprecated, a Structured Field Date: `@` and the Unix seconds.",
+    schema: { type: "string", pattern: "^@-?[0-9]{1,15}$" }
+  },
+  Sunset: {
+    description:
+      "RFC 8594: when this path stops being answered (from then on, 410 `gone`), an HTTP-date (IMF-fixdate); never before the deprecation.",
+    schema: { type: "string" }
+  },
+  Link: {
+    description:
+      'RFC 8288: the successor to call instead (`rel="successor-version"`), and a page about the deprecation (`rel="deprecation"`).',
+    schema: { type: "string" }
+  }
+} as const
+
+const deprecationHeaderRefs = (deprecation: Deprecation): JsonObject =>
+  Object.fromEntries(
+    (["Deprecation", ...(deprecation.sunsetAt === undefined ? [] : ["Sunset"]), "Link"] as const).map((name) => [
+      name,
+      { $ref: `#/components/headers/${name}` }
+    ])
+  )
+
+/**
+ * An operation object marked deprecated: `deprecated: true`, the deprecation's headers on every response, its dates
+ * in the description (the defaults: a server may be started with others); for an alias, its own operationId, and
+ * its 410 past the sunset.
+ */
+const deprecatedObject = (
+  object: JsonObject,
+  deprecation: Deprecation,
+  alias?: { readonly operationId: string; readonly successor: string }
+): JsonObject => {
+  const refs = deprecationHeaderRefs(deprecation)
+  const responses: Record<string, JsonObject> = Object.fromEntries(
+    Object.entries(object["responses"] as Readonly<Record<string, JsonObject>>).map(([status, response]) => [
+      status,
+      { ...response, headers: { ...(response["headers"] as JsonObject | undefined), ...refs } }
+    ])
+  )
+  const dates =
+    `Deprecated since ${deprecationHeaderValue(deprecation.deprecatedAt)} (${deprecation.deprecatedAt.toISOString()})` +
+    (deprecation.sunsetAt === undefined ? "." : `; sunset ${sunsetHeaderValue(deprecation.sunsetAt)}.`)
+  if (alias === undefined)
+    return { ...object, deprecated: true, description: `${String(object["description"])} ${dates}`, responses }
+  responses[410] = {
+    description: `${REASON_PHRASES[410]}: problem code \`gone\`, past the sunset`,
+    headers: { [REQUEST_ID_HEADER]: requestIdRef, ...refs },
+    content: {
+      "application/problem+json": {
+        schema: { $ref: "#/components/schemas/Problem" },
+        examples: { gone: { $ref: "#/components/examples/gone" } }
+      }
+    }
+  }
+  return {
+    ...object,
+    operationId: alias.operationId,
+    summary: `${String(object["summary"])} (deprecated path)`,
+    description:
+      `A deprecated path of the same operation: call ${alias.successor} instead; the answers are the same, with ` +
+      `Deprecation, Sunset and Link. ${dates} Past the sunset it answers 410 \`gone\`. The dates shown are the ` +
+      "defaults; a server may be started with others (--alias-deprecation, --alias-sunset).",
+    deprecated: true,
+    responses
+  }
+}
+
 /** The name of a problem example in `components.examples`: the code, and the operation for `validation_failed`. */
 const problemExampleName = (operation: Operation, code: ProblemCode): string =>
   code === "validation_failed" ? `${code}.${operation.operationId}` : code
@@ -129,6 +202,8 @@ const problemExampleComponents = (): Readonly<Record<string, JsonObject>> => {
             : PROBLEM_EXAMPLES[code]
         if (value !== undefined) components[problemExampleName(operation, code)] = { summary: code, value }
       }
+  // A retired alias's 410 (docs/api.md, "Versioning"), which no operation of the route table answers.
+  if (aliasRoutes.length > 0) components["gone"] = { summary: "gone", value: PROBLEM_EXAMPLES.gone }
   return Object.fromEntries(Object.entries(components).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
 }
 
@@ -299,11 +374,25 @@ export const makeOpenApiDocument = (options: { readonly serverUrl: string }): Js
   }
 
   const paths: JsonObject = {}
+  const paramsOf = (path: string) => [...path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1] ?? "")
   for (const route of apiRoutes) {
-    const pathParams = [...route.path.matchAll(/\{([^}]+)\}/g)].map((match) => match[1] ?? "")
+    const pathParams = paramsOf(route.path)
     paths[route.path] = Object.fromEntries(
-      route.operations.map((operation) => [operation.method.toLowerCase(), operationObject(operation, pathParams)])
+      route.operations.map((operation) => {
+        const object = operationObject(operation, pathParams)
+        const marked = operation.deprecation === undefined ? object : deprecatedObject(object, operation.deprecation)
+        return [operation.method.toLowerCase(), marked]
+      })
     )
+  }
+  // docs/api.md, "Versioning": each alias as the operation it serves, marked deprecated, with its own operationId.
+  for (const alias of aliasRoutes) {
+    const { operation } = alias
+    const object = deprecatedObject(operationObject(operation, paramsOf(alias.path)), alias.deprecation, {
+      operationId: alias.id,
+      successor: `${options.serverUrl}${operation.path}`
+    })
+    paths[alias.path] = { [operation.method.toLowerCase()]: object }
   }
 
   return {
@@ -374,6 +463,9 @@ export const makeOpenApiDocument = (options: { readonly serverUrl: string }): Js
             'With a rate limit on: requests per window and the window in seconds (draft-ietf-httpapi-ratelimit-headers-10), e.g. "default";q=5;w=5.',
           schema: { type: "string" }
         },
+        ...(aliasRoutes.length > 0 || apiRoutes.some((route) => route.operations.some((o) => o.deprecation))
+          ? DEPRECATION_HEADER_OBJECTS
+          : {}),
         [ETAG_HEADER]: {
           description:
             "Strong entity tag of this representation's exact bytes; it changes whenever the representation changes. Send it back in If-None-Match (GET) or If-Match (PUT).",

@@ -1,5 +1,6 @@
 import type { FieldIssueCode } from "@accord/domain/values"
 import type { Schema } from "effect"
+import { DeprecationDeclarationError, makeDeprecation, type Deprecation, type DeprecationSpec } from "./deprecation.js"
 import type { DomainErrorTag } from "./domain-errors.js"
 
 /**
@@ -146,6 +147,30 @@ export interface OperationSpec {
   /** Conditional requests (a conditional write declares `PreconditionFailed`: its 412). */
   readonly conditional?: Conditional
   readonly records: RecordsTouched
+  /** The operation itself is deprecated (docs/api.md, "Versioning"): its answers say so, the client still calls it. */
+  readonly deprecated?: DeprecationSpec
+  /**
+   * Other paths that answer as this operation, each deprecated, and past its sunset 410 `gone` naming this
+   * operation's path (its successor). The client never calls them.
+   */
+  readonly aliases?: ReadonlyArray<AliasSpec>
+}
+
+/** A second path of an operation, kept for callers that use it (docs/api.md, "Versioning"). */
+export interface AliasSpec {
+  /** Names it in the OpenAPI document (an operationId) and in a server's options. */
+  readonly id: string
+  /** Relative to the mount prefix, with the operation's `{name}`s. */
+  readonly path: string
+  /** Defaults: the server may set its dates (e.g. `--alias-sunset`); its successor is the operation's path. */
+  readonly deprecation: Omit<DeprecationSpec, "successor">
+}
+
+/** An alias as checked (`defineOperation`): its deprecation's successor is its operation's path. */
+export interface Alias {
+  readonly id: string
+  readonly path: string
+  readonly deprecation: Deprecation
 }
 
 /**
@@ -175,6 +200,10 @@ export interface Operation {
   /** Undefined when the operation takes no part in conditional requests. */
   readonly conditional: Conditional | undefined
   readonly records: RecordsTouched
+  /** Undefined unless the operation itself is deprecated. */
+  readonly deprecation: Deprecation | undefined
+  /** Deprecated second paths of the operation; none for most. */
+  readonly aliases: ReadonlyArray<Alias>
 }
 
 /** What the declaration `S` wrote for an optional field `K`, or undefined when it left it out. */
@@ -237,9 +266,9 @@ type Consistent<S extends OperationSpec> = (S extends { readonly unavailableWhil
     : unknown)
 
 /** Checks an operation's declarations against each other and keeps their static types on the result. */
-export const defineOperation = <const S extends OperationSpec>(spec: S & Consistent<S>): TypedOperation<S> =>
+export const defineOperation = <const S extends OperationSpec>(spec: S & Consistent<S>): TypedOperation<S> => {
   // Absent in the spec means absent in the type too (`Written`), and false for the two flags.
-  ({
+  const operation: Operation = {
     operationId: spec.operationId,
     method: spec.method,
     path: spec.path,
@@ -253,8 +282,21 @@ export const defineOperation = <const S extends OperationSpec>(spec: S & Consist
     errors: spec.errors,
     unavailableWhileDraining: spec.unavailableWhileDraining ?? false,
     conditional: spec.conditional,
-    records: spec.records
-  }) as TypedOperation<S>
+    records: spec.records,
+    // Checked here, so that a sunset before its deprecation stops the module from loading (`makeDeprecation`).
+    deprecation: spec.deprecated === undefined ? undefined : makeDeprecation(spec.deprecated),
+    aliases: (spec.aliases ?? []).map((alias) => aliasOf(spec.path, alias))
+  }
+  return operation as TypedOperation<S>
+}
+
+/** An alias checked, its successor its operation's path; its parameters must be the operation's. */
+const aliasOf = (path: string, alias: AliasSpec): Alias => {
+  const names = (template: string) => [...template.matchAll(/\{([^}]+)\}/g)].map((match) => match[1]).join()
+  if (names(alias.path) !== names(path))
+    throw new DeprecationDeclarationError(`the alias ${alias.path} does not have the parameters of ${path}`)
+  return { id: alias.id, path: alias.path, deprecation: makeDeprecation({ ...alias.deprecation, successor: path }) }
+}
 
 /**
  * The area an operation belongs to: the OpenAPI document's tags, one section each on the API reference page. The

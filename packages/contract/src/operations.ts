@@ -1,4 +1,4 @@
-import type { Operation, Route } from "./operation.js"
+import type { Alias, Operation, Route } from "./operation.js"
 import { paymentOperations } from "./operations/payments.js"
 import { planOperations } from "./operations/plans.js"
 import { serviceOperations } from "./operations/service.js"
@@ -28,6 +28,19 @@ const routesOf = (table: Readonly<Record<string, Operation>>): ReadonlyArray<Rou
 
 /** The route table of Accord's API, grouped by path: what the handler routes and the OpenAPI document lists. */
 export const apiRoutes: ReadonlyArray<Route> = routesOf(operations)
+
+/** A deprecated second path of an operation (`aliases` in its entry): routed to the same operation. */
+export interface AliasRoute extends Alias {
+  readonly operation: Operation
+}
+
+/**
+ * Every alias of every operation (docs/api.md, "Versioning"), in table order: the handler routes each beside the
+ * route table, the OpenAPI document lists each as deprecated. Kept out of `apiRoutes`, whose paths the client calls.
+ */
+export const aliasRoutes: ReadonlyArray<AliasRoute> = Object.values(
+  operations as Readonly<Record<string, Operation>>
+).flatMap((operation) => operation.aliases.map((alias) => ({ ...alias, operation })))
 
 /**
  * The documents core serves beside the operations (docs/api.md, "Routes"), each exact and read by GET (and HEAD)

@@ -45,6 +45,13 @@ export const PROBLEMS = {
     status: 406,
     detail: "None of the media types the Accept header names is available here: application/json or text/event-stream."
   },
+  // docs/api.md, "Versioning": a deprecated path past its sunset; the detail names the path to call instead.
+  gone: {
+    status: 410,
+    detail: {
+      sunset: (successor: string) => `This path was retired at its sunset date; call ${successor} instead.`
+    }
+  },
   payload_too_large: {
     status: 413,
     detail: {
@@ -134,6 +141,7 @@ export const REASON_PHRASES: Readonly<Record<number, string>> = {
   405: "Method Not Allowed",
   406: "Not Acceptable",
   408: "Request Timeout",
+  410: "Gone",
   412: "Precondition Failed",
   413: "Content Too Large",
   414: "URI Too Long",

@@ -5,3 +5,4 @@
 export { OPERATION_ROUTES } from "./operation-routes.generated.js"
 export type { ErasedOperationRoute, OperationRoute, OperationRoutes } from "./operation-routes.js"
 export { isProblemWithCode, type ProblemWithCode } from "./problems.js"
+export { readDeprecation, type DeprecationNotice } from "./deprecation.js"

@@ -1,4 +1,11 @@
-import { apiRoutes, makeOpenApiDocument, operations, PreferencesPatchBody, problemCodesOf } from "@accord/contract"
+import {
+  aliasRoutes,
+  apiRoutes,
+  makeOpenApiDocument,
+  operations,
+  PreferencesPatchBody,
+  problemCodesOf
+} from "@accord/contract"
 import { Result, Schema } from "effect"
 
 // An operation is data: its route, who may call it, its Schemas and the domain errors it declares.
@@ -15,9 +22,10 @@ console.log(
   Result.isSuccess(decodeBody({ timezone: 7 }))
 )
 
-// The OpenAPI 3.1 document of the whole API, from the same declarations: a path for every route.
+// The OpenAPI 3.1 document of the whole API, from the same declarations: a path for every route and deprecated alias.
 const document = makeOpenApiDocument({ serverUrl: "/api" })
-console.log(document["openapi"], Object.keys(document["paths"] as object).length === apiRoutes.length)
+const pathCount = apiRoutes.length + aliasRoutes.length
+console.log(document["openapi"], Object.keys(document["paths"] as object).length === pathCount)
 // PUT /payments/v1/payment-methods/{id}/ user [ 'NotFound', 'PreconditionFailed', 'Unavailable' ]
 // uri_too_long unavailable internal bad_request request_timeout headers_too_large
 // true false

@@ -58,6 +58,7 @@ export { isJsonObject, MAX_JSON_DEPTH, readJson, type JsonReadResult } from "./h
 
 // What hosts and adapters read of a request or plug into the pipeline
 export { rateLimitHeaders, type RateLimiter, type RateLimitQuota } from "./http/rate-limit.js"
+export type { AliasDates, DeprecatedCall, DeprecatedCallCredential } from "./http/deprecation.js"
 export { KNOWN_HTTP_METHODS, methodLabel, OTHER_METHOD } from "./http/method-label.js"
 export { headerValue } from "./http/header-value.js"
 export { queryDecoderFor } from "./http/query.js"

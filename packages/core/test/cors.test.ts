@@ -32,7 +32,8 @@ const docs: DocsAssets = new Map([
 ])
 const ALLOWED = "https://app.example"
 const PREFERENCES = "/api/users/v1/preferences/language/"
-const EXPOSED = "X-Request-Id, ETag, Retry-After, RateLimit, RateLimit-Policy, WWW-Authenticate"
+const EXPOSED =
+  "X-Request-Id, ETag, Retry-After, RateLimit, RateLimit-Policy, WWW-Authenticate, Deprecation, Sunset, Link"
 
 const handlerWith = (corsOrigins?: HttpHandlerOptions["corsOrigins"]): HttpHandler =>
   makeHttpHandler({ runtime, docs, ...(corsOrigins === undefined ? {} : { corsOrigins }) })

@@ -48,6 +48,8 @@ const streamsFull = makeHttpHandler({
     listEvents: { page: () => Effect.succeed([]), subscribe: () => Effect.succeed(() => undefined) }
   }
 })
+// Past the alias's sunset (docs/api.md, "Versioning"): dates given at start, in the past.
+const retired = makeHttpHandler({ runtime, aliasDates: { deprecatedAt: new Date(0), sunsetAt: new Date(0) } })
 
 const USER = { authorization: "Bearer user-token" }
 const JSON_USER = { ...USER, "content-type": "application/json" }
@@ -80,6 +82,7 @@ const REQUESTS: { readonly [C in keyof typeof PROBLEM_EXAMPLES]?: readonly [Http
   method_not_allowed: [{ method: "DELETE", path: PREFERENCES, headers: USER }],
   not_acceptable: [{ method: "GET", path: EVENTS, headers: { ...USER, accept: "text/html" } }],
   too_many_streams: [{ method: "GET", path: EVENTS, headers: { ...USER, accept: "text/event-stream" } }, streamsFull],
+  gone: [{ method: "PUT", path: "/api/v1/payment-methods/pm_2/", headers: USER }, retired],
   payload_too_large: [{ method: "PUT", path: PREFERENCES, ...withBody(JSON_USER, " ".repeat(16385)) }],
   unsupported_media_type: [
     { method: "PUT", path: PREFERENCES, ...withBody({ ...USER, "content-type": "text/plain" }, "{}") }

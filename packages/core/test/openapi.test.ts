@@ -3,13 +3,21 @@ import { Validator } from "@seriousme/openapi-schema-validator"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Exit } from "effect"
 import { decoderFor, FIELD_ISSUE_CODES } from "@accord/domain"
-import { apiRoutes, makeOpenApiDocument, type Operation, operations, PROBLEM_CODES } from "@accord/contract"
+import {
+  aliasRoutes,
+  apiRoutes,
+  makeOpenApiDocument,
+  type Operation,
+  operations,
+  PROBLEM_CODES
+} from "@accord/contract"
 
 interface DocOperation {
   readonly operationId: string
   readonly tags: ReadonlyArray<string>
   readonly description: string
   readonly security: ReadonlyArray<unknown>
+  readonly deprecated?: boolean
   readonly requestBody?: { readonly content: Record<string, { readonly example?: unknown }> }
   readonly responses: Record<string, { readonly headers?: Record<string, unknown> }>
 }
@@ -49,9 +57,11 @@ describe("OpenAPI document", () => {
 
   it("lists every route of the table with its methods, and the /api server", () => {
     expect(document.servers).toEqual([{ url: "/api" }])
-    const fromTable = apiRoutes.flatMap((route) =>
-      route.operations.map((op) => `${op.method.toLowerCase()} ${route.path}`)
-    )
+    // The route table's paths, and each deprecated alias with its operation's method (docs/api.md, "Versioning").
+    const fromTable = [
+      ...apiRoutes.flatMap((route) => route.operations.map((op) => `${op.method.toLowerCase()} ${route.path}`)),
+      ...aliasRoutes.map((alias) => `${alias.operation.method.toLowerCase()} ${alias.path}`)
+    ]
     const fromDocument = Object.entries(document.paths).flatMap(([path, ops]) =>
       Object.keys(ops).map((m) => `${m} ${path}`)
     )
@@ -88,8 +98,23 @@ describe("OpenAPI document", () => {
     }
   })
 
-  it("keeps every operationId of the route table", () => {
-    expect(documentOperations().map(([, op]) => op.operationId)).toEqual(Object.keys(operations))
+  it("keeps every operationId of the route table, then each alias's own", () => {
+    expect(documentOperations().map(([, op]) => op.operationId)).toEqual([
+      ...Object.keys(operations),
+      ...aliasRoutes.map((alias) => alias.id)
+    ])
+  })
+
+  it("marks each alias deprecated, documents its headers on every response, and its 410 gone", () => {
+    for (const alias of aliasRoutes) {
+      const object = document.paths[alias.path]?.[alias.operation.method.toLowerCase()]
+      expect(object?.deprecated).toBe(true)
+      expect(Object.keys(object?.responses ?? {})).toContain("410")
+      for (const response of Object.values(object?.responses ?? {}))
+        expect(Object.keys(response.headers ?? {})).toEqual(expect.arrayContaining(["Deprecation", "Sunset", "Link"]))
+    }
+    // The operation's own path is not deprecated.
+    expect(document.paths["/payments/v1/payment-methods/{id}/"]?.["put"]?.deprecated).toBeUndefined()
   })
 
   it("tags every operation with one area described at the document level, and describes every operation", () => {

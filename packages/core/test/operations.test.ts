@@ -140,9 +140,9 @@ describe("problem codes of an operation", () => {
       | "unavailable"
     >()
     // The erased view may be answered any code an operation can have; 417 is the standalone servers' answer before
-    // any route (docs/SECURITY.md, item 16), like 405 no operation's.
+    // any route (docs/SECURITY.md, item 16), like 405 and a retired alias's 410 no operation's.
     expectTypeOf<ProblemCodeOf<Operation>>().toEqualTypeOf<
-      Exclude<ProblemCode, "method_not_allowed" | "expectation_failed">
+      Exclude<ProblemCode, "method_not_allowed" | "expectation_failed" | "gone">
     >()
   })
 

@@ -1,3 +1,4 @@
+import { ALIAS_DEPRECATED_AT, ALIAS_SUNSET_AT } from "@accord/contract/deprecation"
 import { availableParallelism } from "node:os"
 import { Result } from "effect"
 import { defaultValues, describeOption, parseOptions, type OptionValues } from "@accord/cli-options"
@@ -131,6 +132,13 @@ const toConfig = (
     otelSdkDisabled,
     ...rest
   } = values
+  // docs/api.md, "Versioning": the alias's sunset never before its deprecation (RFC 9745), either given or default.
+  const aliasDeprecation = rest.aliasDeprecation ?? new Date(ALIAS_DEPRECATED_AT)
+  const aliasSunset = rest.aliasSunset ?? new Date(ALIAS_SUNSET_AT)
+  if (aliasSunset.getTime() < aliasDeprecation.getTime())
+    throw new ConfigError(
+      `${named("aliasSunset")} (${aliasSunset.toISOString()}) is before ${named("aliasDeprecation")} (${aliasDeprecation.toISOString()})`
+    )
   if (rest.webhookUrl !== undefined && rest.webhookSecret === undefined) {
     throw new ConfigError(`${named("webhookUrl")} needs ${named("webhookSecret")}: every delivery is signed`)
   }

@@ -8,7 +8,7 @@ import {
   Registry,
   type PrometheusContentType
 } from "prom-client"
-import { methodLabel, type RequestLog } from "@accord/core"
+import { methodLabel, type DeprecatedCall, type RequestLog } from "@accord/core"
 import type { ScryptHasherLoad } from "@accord/node/scrypt"
 import { listen, type ClientErrorLog, type StandaloneServerOptions } from "@accord/node/server"
 import type { PgPoolStats } from "@accord/store-postgres"
@@ -29,7 +29,9 @@ export const DURATION_BUCKETS: ReadonlyArray<number> = [
 ]
 
 /** The hooks a standalone server takes, each counting what it reports. */
-export type MetricsHooks = Required<Pick<StandaloneServerOptions, "onRequest" | "onResponse" | "onClientError">>
+export type MetricsHooks = Required<
+  Pick<StandaloneServerOptions, "onRequest" | "onResponse" | "onClientError" | "onDeprecatedCall">
+>
 
 /** A service's metrics: the hooks to give its server, and the views its hasher and pool report their load through. */
 export interface AccordMetrics extends MetricsHooks {
@@ -94,6 +96,13 @@ export const createMetrics = (registry: Registry = new Registry()): AccordMetric
     help: "Time the handler took to answer, by method, route template and status.",
     labelNames: ["method", "route", "status"] as const,
     buckets: [...DURATION_BUCKETS],
+    registers
+  })
+  // docs/api.md, "Versioning": who still calls a deprecated path before its sunset, by kind of credential only.
+  const deprecatedCalls = new Counter({
+    name: "accord_deprecated_calls_total",
+    help: "Calls of a deprecated path, by route template and kind of credential (user, application, none; unchecked: answered 410 past its sunset).",
+    labelNames: ["route", "credential"] as const,
     registers
   })
   const inFlight = new Gauge({
@@ -186,6 +195,7 @@ export const createMetrics = (registry: Registry = new Registry()): AccordMetric
       requests.inc(labels)
       duration.observe(labels, log.durationMs / 1000)
     },
+    onDeprecatedCall: (call: DeprecatedCall) => deprecatedCalls.inc({ route: call.route, credential: call.credential }),
     // No duration: Node or the guard answered before the handler took the request (as in its log line).
     onClientError: (log: ClientErrorLog) =>
       requests.inc({ method: methodLabel(log.method), route: UNMATCHED_ROUTE, status: log.status }),
@@ -324,13 +334,20 @@ export const createMetrics = (registry: Registry = new Registry()): AccordMetric
   }
 }
 
-type Hooks = Pick<StandaloneServerOptions, "onRequest" | "onResponse" | "onClientError">
+type Hooks = Pick<StandaloneServerOptions, "onRequest" | "onResponse" | "onClientError" | "onDeprecatedCall">
 
 /** `hooks` (the logger's) with the metrics' hooks called first: both keep working. */
 export const withMetrics = <H extends Hooks>(hooks: H, metrics: MetricsHooks): H & MetricsHooks => {
-  const { onRequest, onResponse, onClientError } = hooks
+  const { onRequest, onResponse, onClientError, onDeprecatedCall } = hooks
   return {
     ...hooks,
+    onDeprecatedCall:
+      onDeprecatedCall === undefined
+        ? metrics.onDeprecatedCall
+        : (call: DeprecatedCall) => {
+            metrics.onDeprecatedCall(call)
+            onDeprecatedCall(call)
+          },
     onRequest:
       onRequest === undefined
         ? metrics.onRequest

@@ -1,6 +1,7 @@
 import {
   fromParse,
   fromSchema,
+  instant,
   integer,
   nonEmpty,
   oneOf,
@@ -15,6 +16,7 @@ import {
   wholeNumberSchema
 } from "@accord/cli-options"
 import { parseWebhookSecrets, WEBHOOK_SECRETS_RULE } from "@accord/contract/webhook-secrets"
+import { ALIAS_DEPRECATED_AT, ALIAS_SUNSET_AT } from "@accord/contract/deprecation"
 import { DEFAULT_BODY_LIMIT, DEFAULT_MAX_PATH_LENGTH } from "@accord/core"
 import { DEFAULT_CLOCK_TOLERANCE_SECONDS } from "@accord/auth-jwt"
 import { DEFAULT_SCRYPT_MAX_CONCURRENT, DEFAULT_SCRYPT_MAX_QUEUED, productionScryptCost } from "@accord/node/scrypt"
@@ -180,6 +182,22 @@ export const serverOptions = {
     type: onOff,
     default: false,
     help: 'a PUT of the preferences without `If-Match` is 428 `precondition_required` (docs/api.md, "Conditional requests")'
+  }),
+  aliasDeprecation: option({
+    group: group.http,
+    flag: "alias-deprecation",
+    env: "ALIAS_DEPRECATION",
+    type: instant(),
+    unsetMeans: ALIAS_DEPRECATED_AT.slice(0, 10),
+    help: 'when the spec\'s `/v1/payment-methods/{id}/` alias is deprecated: its `Deprecation` header (docs/api.md, "Versioning")'
+  }),
+  aliasSunset: option({
+    group: group.http,
+    flag: "alias-sunset",
+    env: "ALIAS_SUNSET",
+    type: instant(),
+    unsetMeans: ALIAS_SUNSET_AT.slice(0, 10),
+    help: "when that alias goes away: its `Sunset` header, and from then on 410 `gone`; not before `--alias-deprecation`"
   }),
   store: option({
     group: group.store,

@@ -13,7 +13,7 @@ import { ConfigError, type AccordConfig } from "./config.js"
 import type { ClosableRateLimiter } from "@accord/rate-limit"
 import { connectionLogging, createLogger } from "./logger.js"
 import { requestLogging } from "./request-line.js"
-import { storeFullLogging } from "./throttled-log.js"
+import { deprecatedCallLogging, storeFullLogging } from "./throttled-log.js"
 import type { RunningRelay } from "./events.js"
 import type { AccordMetrics, MetricsListener } from "./metrics.js"
 import { makeServerRateLimiter } from "./rate-limiter.js"
@@ -257,7 +257,10 @@ export const startAccord = async (config: AccordConfig, options: StartOptions = 
     tracing === undefined ? services : Layer.merge(withPortSpans(services), tracing.layer)
   )
   // Off, the server gets the logger's hooks alone: metrics cost nothing then.
-  const logging = requestLogging(logger, { logRequests: config.logRequests })
+  const logging = {
+    ...requestLogging(logger, { logRequests: config.logRequests }),
+    onDeprecatedCall: deprecatedCallLogging(logger)
+  }
   const hooks = metering === undefined ? logging : metering.module.withMetrics(logging, metering.metrics)
   let server: RunningServer
   let metricsListener: MetricsListener | undefined
@@ -325,6 +328,12 @@ export const startAccord = async (config: AccordConfig, options: StartOptions = 
       ...(rateLimit !== undefined && { rateLimit }),
       ...(config.corsOrigin !== undefined && { corsOrigins: config.corsOrigin }),
       requireIfMatch: config.requireIfMatch,
+      ...((config.aliasDeprecation !== undefined || config.aliasSunset !== undefined) && {
+        aliasDates: {
+          ...(config.aliasDeprecation !== undefined && { deprecatedAt: config.aliasDeprecation }),
+          ...(config.aliasSunset !== undefined && { sunsetAt: config.aliasSunset })
+        }
+      }),
       drainTimeoutMs: config.drainTimeoutMs,
       maxConnections: config.maxConnections,
       eventStreams: {

@@ -1,3 +1,4 @@
+import type { DeprecatedCall } from "@accord/core"
 import type { Logger } from "pino"
 
 /** How often, at most, a failing rate limit store is logged while it keeps failing. */
@@ -5,6 +6,9 @@ export const RATE_LIMIT_ERROR_LOG_INTERVAL_MS = 30_000
 
 /** How often, at most, a sink's refused deliveries (and, apart, those given up) are logged while they go on. */
 export const DELIVERY_LOG_INTERVAL_MS = 30_000
+
+/** How often, at most, the calls of one deprecated path with one kind of credential are logged. */
+export const DEPRECATED_CALL_LOG_INTERVAL_MS = 60_000
 
 /** How often, at most, a store out of room (a full disk) is logged while it stays so. */
 export const STORE_FULL_LOG_INTERVAL_MS = 30_000
@@ -19,7 +23,8 @@ const throttledLine = (
   level: "warn" | "error",
   message: string,
   intervalMs: number,
-  now: () => number
+  now: () => number,
+  notLoggedField = "failuresNotLogged"
 ): ((fields: Readonly<Record<string, unknown>>) => boolean) => {
   let loggedAt: number | undefined
   let notLogged = 0
@@ -29,7 +34,7 @@ const throttledLine = (
       notLogged += 1
       return false
     }
-    logger[level]({ ...fields, failuresNotLogged: notLogged }, message)
+    logger[level]({ ...fields, [notLoggedField]: notLogged }, message)
     loggedAt = at
     notLogged = 0
     return true
@@ -160,5 +165,29 @@ export const deliveryLogging = (
       )
       log.failing = undefined
     }
+  }
+}
+
+export const DEPRECATED_CALL_MESSAGE = "a deprecated path was called; its callers should move to its successor"
+
+/**
+ * Calls of deprecated paths (docs/api.md, "Versioning"), so an operator sees who still calls one before its sunset:
+ * a warn line per route and kind of credential, the first at once, then at most one per interval with
+ * `callsNotLogged`. Never the credential itself; the route is a template, the kinds a fixed set: the lines are bounded.
+ */
+export const deprecatedCallLogging = (
+  logger: Logger,
+  intervalMs = DEPRECATED_CALL_LOG_INTERVAL_MS,
+  now: () => number = () => performance.now()
+): ((call: DeprecatedCall) => void) => {
+  const lines = new Map<string, ReturnType<typeof throttledLine>>()
+  return (call) => {
+    const key = `${call.route} ${call.credential}`
+    let line = lines.get(key)
+    if (line === undefined) {
+      line = throttledLine(logger, "warn", DEPRECATED_CALL_MESSAGE, intervalMs, now, "callsNotLogged")
+      lines.set(key, line)
+    }
+    line({ route: call.route, operationId: call.operationId, credential: call.credential, gone: call.gone })
   }
 }

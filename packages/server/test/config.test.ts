@@ -20,6 +20,26 @@ const configError = (argv: ReadonlyArray<string>, env: Record<string, string | u
   throw new Error("expected a ConfigError")
 }
 
+describe("parseConfig: the alias's dates (docs/api.md, Versioning)", () => {
+  it("reads a date or a UTC date-time, from a flag or the environment", () => {
+    const config = run(["--alias-deprecation", "2026-12-01", "--alias-sunset", "2027-06-01T12:00:00Z"])
+    expect(config.aliasDeprecation).toEqual(new Date("2026-12-01T00:00:00Z"))
+    expect(config.aliasSunset).toEqual(new Date("2027-06-01T12:00:00Z"))
+    expect(run([], { ALIAS_SUNSET: "2030-01-01" }).aliasSunset).toEqual(new Date("2030-01-01T00:00:00Z"))
+  })
+
+  it("refuses what is not a UTC date, a date that does not exist, and a sunset before the deprecation", () => {
+    expect(configError(["--alias-sunset", "2027-06-01T12:00:00+02:00"]).message).toContain("--alias-sunset")
+    expect(configError(["--alias-sunset", "2027-02-30"]).message).toContain("must be a UTC date")
+    expect(configError(["--alias-sunset", "2026-06-01"]).message).toMatch(
+      /--alias-sunset.*is before --alias-deprecation/
+    )
+    expect(configError(["--alias-deprecation", "2027-01-01", "--alias-sunset", "2026-12-31"]).message).toMatch(
+      /is before/
+    )
+  })
+})
+
 describe("parseConfig", () => {
   it("defaults to fastify on the memory store at 127.0.0.1:3000 with production scrypt cost", () => {
     const config = run([])

@@ -10,6 +10,7 @@ export {
   comparable,
   makeParityFixture,
   parityCorpus,
+  aliasParityCorpus,
   runCorpus,
   type ComparableResponse,
   type ParityCase,

@@ -5,6 +5,7 @@ import {
   randomToken,
   REQUEST_ID_PATTERN,
   send,
+  toAliasPath,
   UNSENT_BODY_TIMEOUT_MS,
   withoutSlash,
   type RawRequest,
@@ -377,6 +378,25 @@ export const parityCorpus = (fixture: ParityFixture): ReadonlyArray<ParityCase> 
 
 const TIMESTAMP = /"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z"/g
 // Event ids are UUIDv7s, made where each event is recorded.
+/**
+ * The corpus with every request to an operation that has a deprecated alias sent to the alias instead (docs/api.md,
+ * "Versioning"): run against a server seeded alike, its answers reduce to the corpus's own (`comparable` keeps no
+ * deprecation header). `aliased` names the cases rewritten.
+ */
+export const aliasParityCorpus = (
+  corpus: ReadonlyArray<ParityCase>,
+  prefix = "/api"
+): { readonly corpus: ReadonlyArray<ParityCase>; readonly aliased: ReadonlyArray<string> } => {
+  const aliased: Array<string> = []
+  const rewritten = corpus.map((parityCase) => {
+    const path = toAliasPath(prefix, parityCase.request.path)
+    if (path === undefined) return parityCase
+    aliased.push(parityCase.name)
+    return { ...parityCase, request: { ...parityCase.request, path } }
+  })
+  return { corpus: rewritten, aliased }
+}
+
 const UUID = /"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"/g
 /** A well-formed UUIDv7 that no store made: a cursor that names no event. */
 const UNKNOWN_EVENT_ID = "00000000-0000-7000-8000-000000000000"

@@ -3,6 +3,7 @@ import { authenticationAudits } from "./authentication.js"
 import { bodyAudits } from "./bodies.js"
 import { conditionalAudits } from "./conditional.js"
 import { corsAudits } from "./cors.js"
+import { deprecationAudits } from "./deprecation.js"
 import { eventStreamAudits } from "./event-stream.js"
 import { eventAudits } from "./events.js"
 import { headerAudits } from "./headers.js"
@@ -35,6 +36,7 @@ export const httpAudits: ReadonlyArray<Audit> = [
   ...eventStreamAudits,
   ...conditionalAudits,
   ...corsAudits,
+  ...deprecationAudits,
   ...operationAudits
 ]
 

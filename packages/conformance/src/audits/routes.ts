@@ -44,7 +44,9 @@ const unknownPathsInside = (t: AuditTarget): ReadonlyArray<string> => {
     `${p}/payments/v1/payment-methods/a/b/`,
     `${p}/plans/v1/subscription-plans/`,
     `${p}/plans/v1/subscription-plans/public/x/`,
-    `${p}/v1/payment-methods/pm_1/`,
+    // The spec's alias (`/v1/payment-methods/{id}/`, docs/api.md "Versioning") is a route; one segment more is not.
+    `${p}/v1/payment-methods/pm_1/x/`,
+    `${p}/v1/payment-methods/`,
     `${p}/users/v2/preferences/language/`
   ]
 }

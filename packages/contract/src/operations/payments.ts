@@ -1,4 +1,5 @@
 import type { PaymentMethod } from "@accord/domain"
+import { ALIAS_DEPRECATED_AT, ALIAS_SUNSET_AT } from "../deprecation.js"
 import { issue, PaymentMethodId } from "@accord/domain/values"
 import { Schema } from "effect"
 import { defineOperation, type DocsOf } from "../operation.js"
@@ -48,6 +49,9 @@ export const toPaymentMethodView = (method: PaymentMethod): PaymentMethodView =>
   updated_at: toTimestamp(method.updatedAt)
 })
 
+/** The served API reference page, which shows the alias deprecated (`Link: <...>; rel="deprecation"`). */
+const VERSIONING_DOCS = "/docs"
+
 export const paymentOperations = {
   listPaymentMethods: defineOperation({
     operationId: "listPaymentMethods",
@@ -71,7 +75,16 @@ export const paymentOperations = {
     errors: ["NotFound", "PreconditionFailed", "Unavailable"],
     conditional: "ifMatch",
     // The method named becomes the default; the caller's previous default (if any) is one no more.
-    records: { updates: "payment_methods", item: "id", sets: { is_default: true }, exclusive: true }
+    records: { updates: "payment_methods", item: "id", sets: { is_default: true }, exclusive: true },
+    // The spec also writes this path without its area; its callers are served, and told it goes away
+    // (docs/api.md, "Versioning"). The server's --alias-deprecation and --alias-sunset set its dates.
+    aliases: [
+      {
+        id: "setDefaultPaymentMethodV1Alias",
+        path: "/v1/payment-methods/{id}/",
+        deprecation: { deprecatedAt: ALIAS_DEPRECATED_AT, sunsetAt: ALIAS_SUNSET_AT, docs: VERSIONING_DOCS }
+      }
+    ]
   })
 }
 

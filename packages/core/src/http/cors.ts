@@ -5,7 +5,8 @@ import type { HttpRequest } from "./types.js"
 /** What the API reads from a request: the headers a browser may send it (docs/api.md, "CORS"). */
 export const CORS_ALLOW_HEADERS = "Authorization, Content-Type, If-Match, If-None-Match, X-Request-Id"
 /** The response headers a page may read besides the CORS-safelisted ones. */
-export const CORS_EXPOSE_HEADERS = "X-Request-Id, ETag, Retry-After, RateLimit, RateLimit-Policy, WWW-Authenticate"
+export const CORS_EXPOSE_HEADERS =
+  "X-Request-Id, ETag, Retry-After, RateLimit, RateLimit-Policy, WWW-Authenticate, Deprecation, Sunset, Link"
 /** How long a browser may keep a preflight's answer, in seconds (Chromium keeps at most 7200). */
 export const CORS_MAX_AGE = "600"
 

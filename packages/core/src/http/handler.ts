@@ -7,6 +7,7 @@ import { withAccessLog } from "./access-log.js"
 import { readCredential } from "./authorization.js"
 import { entityTagOf, ifNoneMatchMatches, readEntityTagCondition } from "./conditional.js"
 import { corsOriginOf, isPreflight, preflightHeaders } from "./cors.js"
+import { credentialKind } from "./deprecation.js"
 import { compileEndpoints, NO_STACK_TRACE, type Endpoints } from "./endpoints.js"
 import { bindRoutes } from "./implementation.js"
 import { negotiateStream } from "./accept.js"
@@ -133,7 +134,7 @@ const neutralHandler = (
   maxPathLength: number,
   routeOf: (request: HttpRequest) => string | undefined
 ): NeutralHandler => {
-  const { runtime, rateLimit, isDraining, onInternalError } = options
+  const { runtime, rateLimit, isDraining, onInternalError, onDeprecatedCall } = options
   const requireIfMatch = options.requireIfMatch === true
   const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT
   const corsOn = options.corsOrigins !== undefined
@@ -166,9 +167,21 @@ const neutralHandler = (
     const endpoint = methods.get(request.method === "HEAD" ? "GET" : request.method)
     if (endpoint === undefined) return respond.problem(problem("method_not_allowed", undefined, { allow }), route) // 405
     if (endpoint.kind === "file") return respond.file(endpoint.file(match.params), route, request.headers) // 200, 304, 404
-    const { operation, decodeBody, decodeParams, decodeQuery, run } = endpoint.compiled
+    const { operation, decodeBody, decodeParams, decodeQuery, run, deprecation } = endpoint.compiled
+    // A deprecated path: its headers on every answer from here on; past its sunset, 410 (docs/api.md, "Versioning").
+    if (deprecation !== undefined) {
+      respond = respond.withHeaders(deprecation.headers(match.params))
+      if (Date.now() >= deprecation.sunsetMs) {
+        onDeprecatedCall?.({ route, operationId: operation.operationId, credential: "unchecked", gone: true })
+        return respond.problem(deprecation.gone(match.params), route) // 410
+      }
+    }
     if (operation.unavailableWhileDraining && isDraining?.() === true) return respond.problem(DRAINING, route) // 503
     const caller = yield* Effect.result(authenticate(operation, request))
+    if (deprecation !== undefined && onDeprecatedCall !== undefined) {
+      const credential = credentialKind(Result.isSuccess(caller) ? caller.success : undefined, Result.isFailure(caller))
+      onDeprecatedCall({ route, operationId: operation.operationId, credential, gone: false })
+    }
     if (Result.isFailure(caller)) return respond.error(caller.failure, route) // 401
     const limited = yield* rateLimitStep(rateLimit, caller.success)
     // Every answer from here on carries the quota the limiter told (docs/api.md, "Rate limit").
@@ -295,7 +308,8 @@ export const makeEagerHttpHandler = (options: HttpHandlerOptions): EagerHttpHand
       options.streamImplementations ?? accordStreamImplementations
     ),
     options.docs ?? new Map(),
-    options.tracing !== undefined
+    options.tracing !== undefined,
+    options.aliasDates
   )
   /** The route a request is answered under, known before its answer (a span's name) or without it (an interrupt's). */
   const routeOf = (request: HttpRequest): string | undefined =>

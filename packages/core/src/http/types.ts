@@ -1,6 +1,7 @@
 import type { AccordServices } from "@accord/domain"
 import type { ManagedRuntime, Tracer } from "effect"
 import type { CorsOrigins } from "./cors.js"
+import type { AliasDates, DeprecatedCall } from "./deprecation.js"
 import type { Implementations, StreamImplementations } from "./implementation.js"
 import type { RateLimiter } from "./rate-limit.js"
 
@@ -169,6 +170,16 @@ export interface HttpHandlerOptions {
   readonly requireIfMatch?: boolean
   /** Longest accepted request path in characters, default 2048; longer is 414 `uri_too_long`. */
   readonly maxPathLength?: number
+  /**
+   * The dates of every deprecated alias path, in place of the contract's defaults (docs/api.md, "Versioning"); a
+   * sunset before the deprecation throws when the handler is built. Past the sunset the alias answers 410 `gone`.
+   */
+  readonly aliasDates?: AliasDates
+  /**
+   * Called for each call of a deprecated path or operation, with the kind of credential it came with (never the
+   * credential): a host's metric and log of who still calls it (docs/operations.md, "Metrics").
+   */
+  readonly onDeprecatedCall?: (call: DeprecatedCall) => void
   /**
    * Called as the handler takes a request, before anything else; `onResponse` follows once it is answered (unless a
    * host callback throws). For a host's in-flight gauge; costs nothing when absent.

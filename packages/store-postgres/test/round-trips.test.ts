@@ -86,44 +86,48 @@ const preferences = <A, E>(use: (store: PreferencesStore["Service"]) => Effect.E
   Effect.flatMap(PreferencesStore, use)
 
 describe("round trips to the database (issue 29: at most two per write, one per read, credentials cached)", () => {
-  it.effect("each store call sends this many statements", () =>
-    Effect.gen(function* () {
-      const { statementsOf } = yield* countedStore()
-      const merge = { set: { language: LanguageTag.make("fr") }, at: now }
-      expect(yield* statementsOf(preferences((store) => store.getOrCreate(userId, now)))).toBe(1)
-      // Every write that may record an event (docs/api.md, "Events") reads the record, then writes it and its event in
-      // one compare-and-set statement: two round trips.
-      expect(yield* statementsOf(preferences((store) => store.update(userId, merge)))).toBe(2)
-      // A conditional write: the read its precondition is judged on, then the compare-and-set.
-      const mergeIf = { set: { language: LanguageTag.make("de") }, at: now }
-      expect(yield* statementsOf(preferences((store) => store.update(userId, mergeIf, () => true)))).toBe(2)
-      // Nothing to change: the read only.
-      expect(yield* statementsOf(preferences((store) => store.update(userId, mergeIf, () => true)))).toBe(1)
-      expect(yield* statementsOf(Effect.flatMap(PaymentMethods, (methods) => methods.listByUser(userId)))).toBe(1)
-      const [first] = methodIds
-      if (first === undefined) throw new Error("no method")
-      expect(
-        yield* statementsOf(
-          Effect.flatMap(PaymentMethods, (methods) => methods.setDefault(userId, first, now, () => []))
-        )
-      ).toBe(2)
-      expect(
-        yield* statementsOf(
-          Effect.flatMap(PaymentMethods, (methods) =>
-            methods.setDefault(
-              userId,
-              first,
-              now,
-              () => [],
-              () => true
+  it.effect(
+    "each store call sends this many statements",
+    () =>
+      Effect.gen(function* () {
+        const { statementsOf } = yield* countedStore()
+        const merge = { set: { language: LanguageTag.make("fr") }, at: now }
+        expect(yield* statementsOf(preferences((store) => store.getOrCreate(userId, now)))).toBe(1)
+        // Every write that may record an event (docs/api.md, "Events") reads the record, then writes it and its event in
+        // one compare-and-set statement: two round trips.
+        expect(yield* statementsOf(preferences((store) => store.update(userId, merge)))).toBe(2)
+        // A conditional write: the read its precondition is judged on, then the compare-and-set.
+        const mergeIf = { set: { language: LanguageTag.make("de") }, at: now }
+        expect(yield* statementsOf(preferences((store) => store.update(userId, mergeIf, () => true)))).toBe(2)
+        // Nothing to change: the read only.
+        expect(yield* statementsOf(preferences((store) => store.update(userId, mergeIf, () => true)))).toBe(1)
+        expect(yield* statementsOf(Effect.flatMap(PaymentMethods, (methods) => methods.listByUser(userId)))).toBe(1)
+        const [first] = methodIds
+        if (first === undefined) throw new Error("no method")
+        expect(
+          yield* statementsOf(
+            Effect.flatMap(PaymentMethods, (methods) => methods.setDefault(userId, first, now, () => []))
+          )
+        ).toBe(2)
+        expect(
+          yield* statementsOf(
+            Effect.flatMap(PaymentMethods, (methods) =>
+              methods.setDefault(
+                userId,
+                first,
+                now,
+                () => [],
+                () => true
+              )
             )
           )
-        )
-      ).toBeLessThanOrEqual(2)
-      const authenticate = Effect.flatMap(Authenticator, (auth) => auth.authenticate(token))
-      expect(yield* statementsOf(authenticate)).toBe(1)
-      expect(yield* statementsOf(authenticate)).toBe(0)
-    }).pipe(Effect.scoped)
+        ).toBeLessThanOrEqual(2)
+        const authenticate = Effect.flatMap(Authenticator, (auth) => auth.authenticate(token))
+        expect(yield* statementsOf(authenticate)).toBe(1)
+        expect(yield* statementsOf(authenticate)).toBe(0)
+      }).pipe(Effect.scoped),
+    // Statements counted, never timed: a busy machine (40 s seen at a load of 20) must not fail it.
+    300_000
   )
 })
 

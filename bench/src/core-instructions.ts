@@ -65,6 +65,8 @@ const count = (scenarioId: string): Promise<number> =>
         "--tool=callgrind",
         `--callgrind-out-file=${join(dir, "cg.%p")}`,
         process.execPath,
+        // No compiler or GC threads: their work would land in the counted window as it happens to be scheduled.
+        "--single-threaded",
         fileURLToPath(import.meta.url),
         "--child",
         scenarioId

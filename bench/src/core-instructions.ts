@@ -97,8 +97,8 @@ const count = (scenarioId: string): Promise<number> =>
         else resolve(Number(summary[1]) / requests)
       }
     })
-    running.once("exit", (code) => {
-      if (!out.includes("end")) reject(new Error(`${scenarioId}: exited (${code}) before its count`))
+    running.once("exit", (code, signal) => {
+      if (!out.includes("end")) reject(new Error(`${scenarioId}: exited (${code ?? signal}) before its count`))
     })
   })
 

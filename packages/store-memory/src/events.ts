@@ -38,11 +38,19 @@ interface Entry {
  */
 export class MemoryEventLog {
   private readonly entries: Array<Entry> = []
-  private readonly positions = new Map<string, number>()
+  /**
+   * An id's position, only if ids ever came out of order (`newEventId` makes them ascending in a process, so the
+   * entries are sorted by id and a binary search finds one): a Map of every id cost about 1 us a write on a log of
+   * 100k events, its string hashing and its growth (issue 37).
+   */
+  private positions: Map<string, number> | undefined
   private readonly sequences = new Map<string, number>()
   private readonly byOwner = new Map<UserId, Array<number>>()
-  /** Positions of the pending events not dispatched yet, oldest first (a Set keeps insertion order). */
-  private readonly undispatched = new Set<number>()
+  /**
+   * The position of the oldest event not dispatched yet: every later one is undispatched too (dispatch takes them
+   * oldest first), so one number stands for them.
+   */
+  private nextUndispatched = 0
   /** Each sink's pending deliveries, by their event's position, oldest first. */
   private readonly pendingBySink = new Map<string, Set<number>>()
   /** Each sink's failed deliveries, counted. */
@@ -58,10 +66,10 @@ export class MemoryEventLog {
       this.sequences.set(subject, sequence)
       const position = this.entries.length
       const recorded: RecordedEvent = { id: newEventId(), subject, sequence, event }
+      if (this.positions !== undefined) this.positions.set(recorded.id, position)
+      else if (position > 0 && recorded.id <= this.entries[position - 1]!.recorded.id) this.indexPositions(recorded.id)
       this.entries.push({ recorded, status: "pending", deliveries: undefined })
       this.counts.pending++
-      this.positions.set(recorded.id, position)
-      this.undispatched.add(position)
       const owner = ownerOf(event)
       if (owner !== undefined) {
         const owned = this.byOwner.get(owner)
@@ -73,11 +81,34 @@ export class MemoryEventLog {
     }
   }
 
+  /** From an id out of order on: every id's position in a Map (never expected: `newEventId` ascends). */
+  private indexPositions(next: string): void {
+    const positions = new Map<string, number>()
+    this.entries.forEach((entry, position) => positions.set(entry.recorded.id, position))
+    positions.set(next, this.entries.length)
+    this.positions = positions
+  }
+
+  /** An event's position by its id, or undefined. */
+  private positionOf(id: string): number | undefined {
+    if (this.positions !== undefined) return this.positions.get(id)
+    let low = 0
+    let high = this.entries.length - 1
+    while (low <= high) {
+      const middle = (low + high) >>> 1
+      const found = this.entries[middle]!.recorded.id
+      if (found === id) return middle
+      if (found < id) low = middle + 1
+      else high = middle - 1
+    }
+    return undefined
+  }
+
   /** The positions after the one of `after` in `positions` (ascending), or undefined when `after` is not there. */
   private pageOf(positions: ReadonlyArray<number>, after: string | undefined, limit: number) {
     let start = 0
     if (after !== undefined) {
-      const from = this.positions.get(after)
+      const from = this.positionOf(after)
       const index = from === undefined ? -1 : binarySearch(positions, from)
       if (index === -1) return undefined
       start = index + 1
@@ -90,7 +121,7 @@ export class MemoryEventLog {
   }
 
   list(after: string | undefined, limit: number) {
-    const from = after === undefined ? 0 : this.positions.get(after)
+    const from = after === undefined ? 0 : this.positionOf(after)
     if (from === undefined) return undefined
     const start = after === undefined ? 0 : from + 1
     return this.entries.slice(start, start + limit).map((entry) => entry.recorded)
@@ -113,9 +144,9 @@ export class MemoryEventLog {
 
   dispatch(sinks: ReadonlyArray<string>, limit: number): number {
     let dispatched = 0
-    for (const position of this.undispatched) {
+    for (; this.nextUndispatched < this.entries.length; this.nextUndispatched++) {
       if (dispatched === limit) break
-      this.undispatched.delete(position)
+      const position = this.nextUndispatched
       dispatched++
       const entry = this.entries[position]!
       const since = entry.recorded.event.at.getTime()
@@ -164,7 +195,7 @@ export class MemoryEventLog {
   }
 
   settle(id: string, sink: string, status: DeliveryStatus, attempts: number, next: number): void {
-    const position = this.positions.get(id)
+    const position = this.positionOf(id)
     if (position === undefined) return
     const entry = this.entries[position]!
     const delivery = entry.deliveries?.get(sink)

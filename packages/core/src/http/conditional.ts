@@ -3,6 +3,8 @@
  * representation, and the If-Match / If-None-Match lists compared with it.
  */
 
+import { hex32 } from "./hex.js"
+
 // Two multiplicative hash lanes (cyrb53's mixing, kept to 32 bits each): their seeds, and their final mixing with the
 // input's length as the tag's text. One algorithm for JSON text (`entityTagOf`) and for a file's bytes.
 const SEED_1 = 0xdeadbeef
@@ -11,7 +13,7 @@ const SEED_2 = 0x41c6ce57
 const tagText = (lane1: number, lane2: number, length: number): string => {
   const h1 = Math.imul(lane1 ^ (lane1 >>> 16), 2246822507) ^ Math.imul(lane2 ^ (lane2 >>> 13), 3266489909)
   const h2 = Math.imul(lane2 ^ (lane2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909)
-  return `${(h1 >>> 0).toString(16).padStart(8, "0")}${(h2 >>> 0).toString(16).padStart(8, "0")}-${length.toString(16)}`
+  return `${hex32(h1)}${hex32(h2)}-${length.toString(16)}`
 }
 
 /**

@@ -183,7 +183,8 @@ const neutralHandler = (
       onDeprecatedCall({ route, operationId: operation.operationId, credential, gone: false })
     }
     if (Result.isFailure(caller)) return respond.error(caller.failure, route) // 401
-    const limited = yield* rateLimitStep(rateLimit, caller.success)
+    // No step of the fiber when there is no limiter to ask (most servers): its answer is known.
+    const limited = rateLimit === undefined ? NOT_LIMITED : yield* rateLimitStep(rateLimit, caller.success)
     // Every answer from here on carries the quota the limiter told (docs/api.md, "Rate limit").
     if (limited.headers !== undefined) respond = respond.withHeaders(limited.headers)
     if (limited.waitSeconds > 0) return respond.problem(rateLimited(limited.waitSeconds), route) // 429

@@ -1,3 +1,5 @@
+import { hex48 } from "./hex.js"
+
 /**
  * New request ids (docs/api.md, "Headers on every response": a new one when the request brings none that is usable):
  * UUID-shaped (8-4-4-4-12 lower-case hex, version 4), the first four groups of one random UUID drawn per process and a
@@ -17,5 +19,5 @@ export const newRequestId = (): string => {
     counter = Number.parseInt(crypto.randomUUID().slice(0, 8), 16)
   }
   counter = counter + 1 < COUNTER_SPAN ? counter + 1 : 0
-  return prefix + counter.toString(16).padStart(12, "0")
+  return prefix + hex48(counter)
 }

@@ -179,11 +179,27 @@ const listenForEvents = (options: PostgresStoreOptions) =>
         .catch(retry)
     }
     yield* Effect.acquireRelease(Effect.sync(connect), () =>
-      Effect.promise(async () => {
-        stopped = true
-        clearTimeout(timer)
-        await client?.end().catch(() => {})
-      })
+      Effect.promise(
+        () =>
+          new Promise<void>((resolve) => {
+            stopped = true
+            clearTimeout(timer)
+            const last = client
+            if (last === undefined) return resolve()
+            // As the pool's (`endWithin`): a stalled server never answers the goodbye, and `end` would wait forever.
+            const grace = setTimeout(() => {
+              last.connection.stream.destroy()
+              resolve()
+            }, POOL_CLOSE_GRACE_MS)
+            void last
+              .end()
+              .catch(() => {})
+              .finally(() => {
+                clearTimeout(grace)
+                resolve()
+              })
+          })
+      )
     )
     return wakeups
   })

@@ -8,6 +8,9 @@ const server = Bun.serve({
   hostname: process.env["HOST"] ?? "127.0.0.1",
   port: Number(process.env["PORT"] ?? 3000),
   maxRequestBodySize: Number.MAX_SAFE_INTEGER,
+  // Bun closes a connection silent for `idleTimeout` (10 s by default): longer than the events stream's heartbeat
+  // (15 s by default), or an idle stream is cut between two heartbeats.
+  idleTimeout: 30,
   fetch: accord.fetch
 })
 console.log(`listening on ${server.url.origin}`)

@@ -1,4 +1,4 @@
-import accord, { runtime } from "./accord.ts"
+import accord, { runtime, startDrain } from "./accord.ts"
 
 // `bun src/bun.ts`: Accord on Bun.serve. Bun refuses a body whose declared Content-Length exceeds its own
 // `maxRequestBodySize` (128 MiB by default) with a bare 413 before the handler sees it: no problem body, no
@@ -15,9 +15,10 @@ const server = Bun.serve({
 })
 console.log(`listening on ${server.url.origin}`)
 
-// Drain: `server.stop()` stops accepting and resolves once the requests in flight are answered (`stop(true)` would
-// cut them); then the runtime is disposed of.
+// Drain: the open events streams end (they would hold `stop()` for ever), `server.stop()` stops accepting and
+// resolves once the requests in flight are answered (`stop(true)` would cut them); then the runtime is disposed of.
 const drain = async (): Promise<void> => {
+  startDrain()
   await server.stop()
   await runtime.dispose()
   process.exit(0)

@@ -14,4 +14,23 @@ export const runtime = ManagedRuntime.make(Layer.mergeAll(makeMemoryStore(seed),
 // A browser app on its own origin calls the API (docs/api.md, "CORS"): every answer then varies on Origin.
 export const appOrigin = "https://app.example.com"
 
-export default { fetch: makeFetchHandler({ runtime, prefix: "/api", corsOrigins: [appOrigin] }) }
+// The host's drain begins here (src/bun.ts, src/deno.ts): readiness turns false, and every open events stream ends
+// after its last complete event, so that its client reconnects elsewhere with its Last-Event-ID and the server's wait
+// for the requests in flight never waits on a stream (docs/api.md, "Events"). On Workers the platform drains.
+let draining = false
+let drainStarted = (): void => {}
+const drainStartedPromise = new Promise<void>((resolve) => (drainStarted = resolve))
+export const startDrain = (): void => {
+  draining = true
+  drainStarted()
+}
+
+export default {
+  fetch: makeFetchHandler({
+    runtime,
+    prefix: "/api",
+    corsOrigins: [appOrigin],
+    isDraining: () => draining,
+    drainStarted: drainStartedPromise
+  })
+}

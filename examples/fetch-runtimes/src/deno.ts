@@ -1,4 +1,4 @@
-import accord, { runtime } from "./accord.ts"
+import accord, { runtime, startDrain } from "./accord.ts"
 
 // `deno run --allow-env --allow-net --allow-read src/deno.ts`: Accord on Deno.serve.
 
@@ -31,10 +31,12 @@ const server = Deno.serve(
   fetch
 )
 
-// Drain: wait (at most DRAIN_TIMEOUT_MS) for the requests in flight, then `server.shutdown()` stops accepting and
-// resolves once the answers are written; then the runtime is disposed of.
+// Drain: the open events streams end (they would hold `shutdown()` for ever), wait (at most DRAIN_TIMEOUT_MS) for
+// the requests in flight, then `server.shutdown()` stops accepting and resolves once the answers are written; then
+// the runtime is disposed of.
 const drainTimeoutMs = Number(Deno.env.get("DRAIN_TIMEOUT_MS") ?? 10_000)
 const drain = async (): Promise<void> => {
+  startDrain()
   await Promise.race([idle(), new Promise((resolve) => setTimeout(resolve, drainTimeoutMs))])
   await server.shutdown()
   await runtime.dispose()

@@ -12,6 +12,8 @@ declare namespace Bun {
     readonly hostname?: string
     readonly port?: number
     readonly maxRequestBodySize?: number
+    /** Seconds a connection may stay silent before Bun closes it (10 by default, at most 255, 0 for never). */
+    readonly idleTimeout?: number
     readonly fetch: (request: Request) => Response | Promise<Response>
   }
   function serve(options: ServeOptions): Server

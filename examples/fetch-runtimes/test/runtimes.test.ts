@@ -1,4 +1,4 @@
-import { auditTarget, httpAudits, runAudits, type AuditResult } from "@accord/conformance/audits"
+import { auditTarget, httpAudits, openEventStream, runAudits, type AuditResult } from "@accord/conformance/audits"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { spawn, spawnSync, type ChildProcess } from "node:child_process"
 import { readFileSync } from "node:fs"
@@ -241,6 +241,27 @@ for (const runtime of runtimes) {
         }
       },
       30_000
+    )
+
+    const streamDrainTitle = "drain: SIGTERM with an events stream open ends the stream after its last block and exits"
+    it.skipIf(runtime.noHostDrain !== undefined)(
+      runtime.noHostDrain === undefined ? streamDrainTitle : `${streamDrainTitle}: skipped, ${runtime.noHostDrain}`,
+      async () => {
+        const draining = await runtime.start()
+        try {
+          const stream = await openEventStream(auditTarget({ url: `${draining.url}/api`, ...tokens }), tokens.userToken)
+          expect(stream.status).toBe(200)
+          expect((await stream.next())?.retry).toBe("2000")
+          const exited = draining.terminate?.()
+          // The stream ends (undefined) rather than the host waiting on it: before, neither host ever exited.
+          for (let block = await stream.next(); block !== undefined; block = await stream.next())
+            expect(block.data === undefined || block.id !== undefined).toBe(true)
+          expect(await exited).toBe(0)
+        } finally {
+          await draining.stop()
+        }
+      },
+      60_000
     )
 
     it("stores every tag of the language table as the table says (400 where it says null)", async () => {

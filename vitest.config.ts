@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os"
 import { defineConfig } from "vitest/config"
 
 // Tests import workspace packages from their TypeScript sources (the "@accord/source" export condition), so
@@ -16,6 +17,10 @@ export default defineConfig({
     clearMocks: false,
     // A database of the suites' own whose public schema already holds Accord's tables (see the file).
     globalSetup: ["./vitest.global-setup.ts"],
+    // Most of the suite waits on servers, sockets and processes it starts, so two files run at once even on a 2-core
+    // machine (Vitest's default, one core fewer than the machine has, ran the suite one file at a time there). No
+    // test judges a duration, so the sharing makes a run shorter, never red.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     testTimeout: 30_000,
     hookTimeout: 60_000
   }

@@ -2,8 +2,11 @@ import { headerValue } from "./header-value.js"
 import { header } from "./request-body.js"
 import type { HttpRequest } from "./types.js"
 
-/** What the API reads from a request: the headers a browser may send it (docs/api.md, "CORS"). */
-export const CORS_ALLOW_HEADERS = "Authorization, Content-Type, If-Match, If-None-Match, X-Request-Id"
+/**
+ * What the API reads from a request: the headers a browser may send it (docs/api.md, "CORS"); `Last-Event-ID` is how a
+ * page following the events stream resumes (`@accord/client/events-stream`), and is not CORS-safelisted.
+ */
+export const CORS_ALLOW_HEADERS = "Authorization, Content-Type, If-Match, If-None-Match, Last-Event-ID, X-Request-Id"
 /** The response headers a page may read besides the CORS-safelisted ones. */
 export const CORS_EXPOSE_HEADERS =
   "X-Request-Id, ETag, Retry-After, RateLimit, RateLimit-Policy, WWW-Authenticate, Deprecation, Sunset, Link"

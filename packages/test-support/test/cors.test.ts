@@ -17,7 +17,8 @@ const seed = {
 }
 const ALLOWED = "http://app.example.test:5173"
 const OTHER = "http://evil.example.test"
-const EXPOSED = "X-Request-Id, ETag, Retry-After, RateLimit, RateLimit-Policy, WWW-Authenticate, Deprecation, Sunset, Link"
+const EXPOSED =
+  "X-Request-Id, ETag, Retry-After, RateLimit, RateLimit-Policy, WWW-Authenticate, Deprecation, Sunset, Link"
 const ALLOW_HEADERS = "Authorization, Content-Type, If-Match, If-None-Match, Last-Event-ID, X-Request-Id"
 const PREFERENCES = "/api/users/v1/preferences/language/"
 

@@ -37,6 +37,9 @@ export interface PostgresRateLimiterOptions extends RateLimitOptions, SharedLimi
 }
 
 const DEFAULT_POOL_SIZE = 2
+
+const concurrentlyCreated = (error: unknown): boolean =>
+  typeof error === "object" && error !== null && "code" in error && (error.code === "42P07" || error.code === "23505")
 const CLEANUP_INTERVAL_MS = 5 * 60_000
 
 /**
@@ -74,26 +77,30 @@ export const makePostgresRateLimiter = async (options: PostgresRateLimiterOption
   const tableReady = new Promise<void>((resolve, reject) => {
     tableDone = (error) => (error === undefined ? resolve() : reject(error))
   })
-  const limiter = new RateLimiterPostgres(
-    {
-      storeClient: pool,
-      storeType: "pool",
-      tableName: RATE_LIMIT_TABLE,
-      ...(options.schema !== undefined && { schemaName: options.schema }),
-      tableCreated: options.createTable === false,
-      // Its own clean-up timer would outlive close(); ours below is cleared there.
-      clearExpiredByTimeout: false,
-      keyPrefix,
-      points,
-      duration: durationSeconds
-    },
-    (error) => tableDone(error)
+  const limiterOptions = {
+    storeClient: pool,
+    storeType: "pool",
+    tableName: RATE_LIMIT_TABLE,
+    ...(options.schema !== undefined && { schemaName: options.schema }),
+    // Its own clean-up timer would outlive close(); ours below is cleared there.
+    clearExpiredByTimeout: false,
+    keyPrefix,
+    points,
+    duration: durationSeconds
+  }
+  let limiter = new RateLimiterPostgres({ ...limiterOptions, tableCreated: options.createTable === false }, (error) =>
+    tableDone(error)
   )
   try {
     await tableReady
   } catch (error) {
-    await pool.end()
-    throw error
+    // `CREATE TABLE IF NOT EXISTS` run by two processes at the same moment: one of them fails (42P07, or 23505 on the
+    // table's row type), though the table is there. That one goes on with the table the other made.
+    if (concurrentlyCreated(error)) limiter = new RateLimiterPostgres({ ...limiterOptions, tableCreated: true })
+    else {
+      await pool.end()
+      throw error
+    }
   }
 
   const longestKey = MAX_ROW_KEY - keyPrefix.length - 1

@@ -88,13 +88,21 @@ describe.skipIf(databaseUrl === undefined)(
         }
       })
       const responses = await Promise.all(requests.map((request) => request.sent))
+      // A writer whose turn on the record does not come within the query timeout answers 503 with Retry-After
+      // (docs/operations.md, "Writes under contention"); every other answer is the 200 of its own method.
+      const busy = (res: (typeof responses)[number]) =>
+        res.status === 503 &&
+        res.headers["retry-after"] !== undefined &&
+        res.body.toString("utf8").includes('"code":"unavailable"')
       const unexpected = responses.flatMap((res, index) =>
-        res.status === 200 ? [] : [`#${index}: ${res.status} ${res.body.toString("utf8").slice(0, 200)}`]
+        res.status === 200 || busy(res) ? [] : [`#${index}: ${res.status} ${res.body.toString("utf8").slice(0, 200)}`]
       )
       expect(unexpected).toEqual([])
-      responses.forEach((res, index) =>
-        expect(json<MethodBody>(res)).toMatchObject({ id: requests[index]?.id, is_default: true })
-      )
+      expect(responses.filter((res) => res.status === 200).length).toBeGreaterThan(0)
+      responses.forEach((res, index) => {
+        if (res.status === 200)
+          expect(json<MethodBody>(res)).toMatchObject({ id: requests[index]?.id, is_default: true })
+      })
 
       const lists = await Promise.all(
         urls.map(async (base) => {
